@@ -1,0 +1,65 @@
+/**
+ * One error class with stable codes, branded like undici's errors so that `instanceof` works across
+ * copies of the package. Users match on `err.code`; codes are append-only and listed in docs/errors.md.
+ */
+
+export type AbsErrorCode =
+  | 'ABS_ERR_INVALID_OPTION'
+  | 'ABS_ERR_USAGE'
+  | 'ABS_ERR_LIMIT'
+  | 'ABS_ERR_ENCODING_UNSUPPORTED'
+  | 'ABS_ERR_INVALID_BASE'
+  | 'ABS_ERR_INPUT'
+  | 'ABS_ERR_OUTPUT';
+
+const kAbsError: unique symbol = Symbol.for('absolutize.error');
+
+export class AbsError extends Error {
+  static override [Symbol.hasInstance](x: unknown): boolean {
+    return typeof x === 'object' && x !== null && (x as { [kAbsError]?: unknown })[kAbsError] === true;
+  }
+
+  get [kAbsError](): true {
+    return true;
+  }
+
+  override name = 'AbsError';
+  readonly code: AbsErrorCode;
+
+  constructor(message: string, code: AbsErrorCode, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** Thrown (or reported, under the `'error'` overflow policy) when a named limit from limits.ts is exceeded. */
+export class LimitExceededError extends AbsError {
+  override name = 'LimitExceededError';
+  readonly limit: string;
+  readonly value: number;
+  readonly unit: string;
+
+  constructor(limit: string, value: number, unit: string) {
+    super(`limit ${limit} exceeded: ${value} ${unit}`, 'ABS_ERR_LIMIT');
+    this.limit = limit;
+    this.value = value;
+    this.unit = unit;
+  }
+}
+
+/**
+ * Warning codes. Malformed input is data, not an exception: it is reported with one of these codes and the
+ * input passes through. Append-only; each is described in docs/errors.md.
+ */
+export type WarningCode =
+  | 'unresolvable-reference'
+  | 'no-base'
+  | 'base-href-ignored'
+  | 'invalid-base-layer';
+
+export interface Warning {
+  readonly code: WarningCode;
+  readonly message: string;
+  /** What the warning is about: the reference or header value, as written. */
+  readonly detail?: string;
+}

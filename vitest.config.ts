@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Browser and loopback-server tests start real components; give them room.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
