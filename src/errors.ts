@@ -12,15 +12,14 @@ export type AbsErrorCode =
   | 'ABS_ERR_INPUT'
   | 'ABS_ERR_OUTPUT';
 
-const kAbsError: unique symbol = Symbol.for('absolutize.error');
+// The brand, a registered symbol, is the same in every copy of the package (undici's kUndiciError).
+const kAbsError = Symbol.for('absolutize.error');
 
 export class AbsError extends Error {
   static override [Symbol.hasInstance](x: unknown): boolean {
-    return typeof x === 'object' && x !== null && (x as { [kAbsError]?: unknown })[kAbsError] === true;
-  }
-
-  get [kAbsError](): true {
-    return true;
+    // Subclasses keep the ordinary prototype check; the brand answers for AbsError itself.
+    if (this !== AbsError) return Function.prototype[Symbol.hasInstance].call(this, x);
+    return typeof x === 'object' && x !== null && (x as Record<symbol, unknown>)[kAbsError] === true;
   }
 
   override name = 'AbsError';
@@ -31,6 +30,8 @@ export class AbsError extends Error {
     this.code = code;
   }
 }
+// Defined on the prototype (not as a computed class member, which isolatedDeclarations cannot type).
+Object.defineProperty(AbsError.prototype, kAbsError, { value: true });
 
 /** Thrown (or reported, under the `'error'` overflow policy) when a named limit from limits.ts is exceeded. */
 export class LimitExceededError extends AbsError {

@@ -1,0 +1,65 @@
+/**
+ * argv → command. Returns the exit code; never calls process.exit (main.ts does).
+ */
+import { readFileSync } from 'node:fs';
+import { AbsError } from '../errors.ts';
+import { EXIT_INPUT, EXIT_OK, EXIT_USAGE, report } from './io.ts';
+import type { CliIo } from './io.ts';
+import { resolveCommand } from './resolve-command.ts';
+
+export const HELP = `Usage: absolutize <command> [options]
+
+Finds the base URI of documents by precedence and rewrites relative URL references to absolute form.
+
+Commands:
+  resolve --base BASE REF...   resolve references against a base, one URL per line
+                               (absolutize resolve --help for its options)
+
+Options:
+  -h, --help                   this help
+  -V, --version                print the version
+
+Examples:
+  absolutize resolve --base https://example.com/docs/page.html ../img/a.png '?page=2' '#top'
+  absolutize resolve --resolver rfc3986 --base 'http://a/b/c/d;p?q' '../../../g'
+`;
+
+/** The package version, read from package.json next to src/ or dist/. */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const [first, ...rest] = argv;
+    if (first === 'resolve') return await resolveCommand(rest, io);
+    if (first === undefined || first === '-h' || first === '--help') {
+      io.stdout.write(HELP);
+      return first === undefined ? EXIT_USAGE : EXIT_OK;
+    }
+    if (first === '-V' || first === '--version') {
+      io.stdout.write(`${version()}\n`);
+      return EXIT_OK;
+    }
+    throw new AbsError(`unknown command ${JSON.stringify(first)} (see absolutize --help)`, 'ABS_ERR_USAGE');
+  } catch (err) {
+    return reportError(err, io);
+  }
+}
+
+function reportError(err: unknown, io: CliIo): number {
+  if (err instanceof AbsError) {
+    report(io, 'error', err.code, err.message);
+    return err.code === 'ABS_ERR_USAGE' || err.code === 'ABS_ERR_INVALID_OPTION' || err.code === 'ABS_ERR_ENCODING_UNSUPPORTED' || err.code === 'ABS_ERR_INVALID_BASE'
+      ? EXIT_USAGE
+      : EXIT_INPUT;
+  }
+  // node:util parseArgs throws TypeError with code ERR_PARSE_ARGS_* for unknown or malformed options.
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    report(io, 'error', 'ABS_ERR_USAGE', (err as Error).message);
+    return EXIT_USAGE;
+  }
+  throw err;
+}

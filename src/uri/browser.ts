@@ -1,0 +1,61 @@
+/**
+ * The `browser` resolver: the WHATWG URL standard, as Chromium resolves.
+ *
+ * UTF-8 documents go through Node's own `URL` (Ada, a WHATWG URL implementation). For documents in other
+ * encodings the query of a special-scheme URL is encoded in the document's encoding
+ * (https://url.spec.whatwg.org/#query-state, step 1.3 "percent-encode after encoding"; HTML's
+ * https://html.spec.whatwg.org/multipage/urls-and-fetching.html#encoding-parsing-a-url passes the document's
+ * character encoding). Node's `URL` has no encoding parameter, so those go through whatwg-url's `parseURL`, which
+ * implements the same standard with an `encoding` option (characters the encoding cannot represent become
+ * "&#NNNN;", percent-encoded: `%26%23NNNN%3B`, as Chromium does).
+ */
+import whatwgUrl from 'whatwg-url';
+import { classifyReference, stripAsciiWhitespace } from './reference.ts';
+import type { Resolution, ResolveOptions, Resolver } from './types.ts';
+
+// https://encoding.spec.whatwg.org/#names-and-labels: labels that name UTF-8 (the common case, kept off the
+// whatwg-url path).
+const UTF8_LABELS = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8']);
+
+function isUtf8(encoding: string | undefined): boolean {
+  return encoding === undefined || UTF8_LABELS.has(encoding.trim().toLowerCase());
+}
+
+/**
+ * https://url.spec.whatwg.org/#concept-url-parser with a base and the document's encoding.
+ * Returns the serialized URL (`href`), or null on failure.
+ */
+export function parseWhatwgUrl(input: string, base: string, encoding?: string): string | null {
+  if (isUtf8(encoding)) return URL.parse(input, base)?.href ?? null;
+  const baseURL = whatwgUrl.parseURL(base);
+  if (baseURL === null) return null;
+  const url = whatwgUrl.parseURL(input, { baseURL, encoding: (encoding ?? 'utf-8').trim().toLowerCase() });
+  return url === null ? null : whatwgUrl.serializeURL(url);
+}
+
+// https://url.spec.whatwg.org/#special-scheme
+const SPECIAL_BASE = /^\s*(?:https?|wss?|ftp|file):/i;
+
+export const browserResolver: Resolver = {
+  name: 'browser',
+  resolve(input: string, base: string, options?: ResolveOptions): Resolution {
+    // HTML strips leading and trailing ASCII whitespace from the attribute value before parsing it.
+    const reference = stripAsciiWhitespace(input);
+    // For special schemes the URL parser treats "\" as "/" (https://url.spec.whatwg.org/#relative-slash-state).
+    const kind = classifyReference(reference, SPECIAL_BASE.test(base) ? '/\\' : '/');
+    const href = parseWhatwgUrl(reference, base, options?.encoding);
+    if (href === null) {
+      const why = URL.canParse(base) ? 'the URL parser returns failure' : `the base ${JSON.stringify(base)} is not a valid URL`;
+      return {
+        reference,
+        kind: 'unresolvable',
+        href: null,
+        warning: { code: 'unresolvable-reference', message: `cannot resolve ${JSON.stringify(reference)}: ${why}`, detail: reference },
+      };
+    }
+    return { reference, kind, href };
+  },
+  isValidBase(value: string): boolean {
+    return URL.canParse(stripAsciiWhitespace(value));
+  },
+};

@@ -1,0 +1,22 @@
+/** Runs the built command-line tool (dist/cli/main.js, what `npm run absolutize` and the installed bin run). */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_DIR: string = fileURLToPath(new URL('../../', import.meta.url));
+export const CLI: string = `${PROJECT_DIR}dist/cli/main.js`;
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: readonly string[], options: { input?: string | Buffer; cwd?: string } = {}): CliResult {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? PROJECT_DIR,
+    input: options.input ?? '',
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
