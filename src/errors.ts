@@ -56,7 +56,14 @@ export type WarningCode =
   | 'unresolvable-reference'
   | 'no-base'
   | 'base-href-ignored'
-  | 'invalid-base-layer';
+  | 'invalid-base-layer'
+  | 'base-lookahead-limit'
+  | 'base-href-after-commit'
+  | 'token-limit'
+  | 'undecodable-value'
+  | 'invalid-json'
+  | 'srcdoc-depth-limit'
+  | 'encoding-not-rewritable';
 
 export interface Warning {
   readonly code: WarningCode;

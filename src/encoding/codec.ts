@@ -1,0 +1,67 @@
+/**
+ * Decoding and encoding in a document's encoding, with @exodus/bytes (the codec whatwg-url uses, so that query
+ * encoding and our own encoding agree).
+ */
+import { TextDecoder } from '@exodus/bytes/encoding.js';
+import { createMultibyteEncoder } from '@exodus/bytes/multi-byte.js';
+import { createSinglebyteEncoder } from '@exodus/bytes/single-byte.js';
+
+const decoders = new Map<string, InstanceType<typeof TextDecoder>>();
+
+/** Decodes bytes, or returns null if they are not valid in `encoding` (no U+FFFD guessing). */
+export function decodeStrict(bytes: Uint8Array, encoding: string): string | null {
+  let decoder = decoders.get(encoding);
+  if (decoder === undefined) {
+    decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+    decoders.set(encoding, decoder);
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+// https://encoding.spec.whatwg.org/#legacy-multi-byte-chinese-(simplified)-encodings and the other multi-byte ones.
+const MULTI_BYTE = new Set(['gbk', 'gb18030', 'big5', 'euc-jp', 'iso-2022-jp', 'shift_jis', 'euc-kr']);
+const encoders = new Map<string, (s: string) => Uint8Array>();
+
+function encoderFor(encoding: string): (s: string) => Uint8Array {
+  const name = encoding.toLowerCase();
+  let encoder = encoders.get(name);
+  if (encoder === undefined) {
+    if (name === 'utf-8') encoder = (s) => Buffer.from(s, 'utf8');
+    else if (MULTI_BYTE.has(name)) encoder = createMultibyteEncoder(name, { mode: 'fatal' });
+    else encoder = createSinglebyteEncoder(name, { mode: 'fatal' });
+    encoders.set(name, encoder);
+  }
+  return encoder;
+}
+
+export interface EncodeOptions {
+  /**
+   * How a character the encoding cannot represent is written: `&#N;` in HTML, a CSS escape `\HHHHHH ` in CSS.
+   * Both decode back to the character in their context.
+   */
+  readonly unencodable: 'html' | 'css';
+}
+
+/** Encodes text in `encoding`; unencodable characters are written as `options.unencodable` says. */
+export function encodeString(text: string, encoding: string, options: EncodeOptions): Uint8Array {
+  const encode = encoderFor(encoding);
+  try {
+    return encode(text);
+  } catch {
+    // Some character has no mapping: encode one code point at a time.
+    const parts: Uint8Array[] = [];
+    for (const ch of text) {
+      try {
+        parts.push(encode(ch));
+      } catch {
+        const cp = ch.codePointAt(0)!;
+        parts.push(Buffer.from(options.unencodable === 'html' ? `&#${cp};` : `\\${cp.toString(16)} `, 'latin1'));
+      }
+    }
+    return Buffer.concat(parts);
+  }
+}

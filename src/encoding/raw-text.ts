@@ -1,0 +1,66 @@
+/**
+ * Raw text: a document as the rewriters see it, one UTF-16 unit per input byte (latin1) for byte input, or the
+ * characters themselves for text input (an iframe srcdoc, a string given to the library). Tokenizing raw text
+ * keeps offsets equal to byte offsets, so every byte that is not rewritten is copied as it came, valid in the
+ * document's encoding or not. A `RawCodec` turns raw runs into characters and back.
+ */
+
+/** How raw text maps to characters and back, for one document. */
+export interface RawCodec {
+  /** Decodes a raw run; null if it is not valid in the document encoding. */
+  decode(raw: string): string | null;
+  /**
+   * Encodes text into raw form. Characters the encoding cannot represent become `&#N;` (`'html'`) or a CSS
+   * escape `\HHHHHH ` (`'css'`), which decode back to the character in their context.
+   */
+  encode(text: string, unencodable: 'html' | 'css'): string;
+  /** Number of raw units the character `ch` (one code point) takes. */
+  rawLength(ch: string): number;
+}
+
+/** Raw text that is already characters. */
+export const IDENTITY_CODEC: RawCodec = {
+  decode: (raw) => raw,
+  encode: (text) => text,
+  rawLength: (ch) => ch.length,
+};
+
+/** Decoded text and the raw offset of each of its UTF-16 boundaries. */
+export interface DecodedText {
+  readonly value: string;
+  /** Raw offset (relative to the raw text) of the boundary at `index` in `value` (0…value.length). */
+  toRaw(index: number): number;
+}
+
+/** True if every unit is ASCII: raw and decoded text are then the same in every ASCII-safe encoding. */
+export function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * Appends the decoding of raw[from, to) to `value`, and the raw offset of each new UTF-16 unit to `rawAt`.
+ * Returns the new value, or null if the run is not valid in the encoding.
+ */
+export function appendDecodedRun(raw: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[]): string | null {
+  const text = codec.decode(raw.slice(from, to));
+  if (text === null) return null;
+  let r = from;
+  for (const ch of text) {
+    for (let k = 0; k < ch.length; k++) rawAt.push(r);
+    r += codec.rawLength(ch);
+  }
+  // The codec's lengths must add up to the run: otherwise offsets would be guesses, and we do not guess.
+  if (r !== to) return null;
+  return value + text;
+}
+
+/** Decodes raw text that holds no character references (CSS, `<style>` and `<script>` text). */
+export function decodeRawText(raw: string, codec: RawCodec): DecodedText | null {
+  if (isAscii(raw)) return { value: raw, toRaw: (i) => i };
+  const rawAt: number[] = [];
+  const value = appendDecodedRun(raw, 0, raw.length, codec, '', rawAt);
+  if (value === null) return null;
+  rawAt.push(raw.length);
+  return { value, toRaw: (i) => rawAt[i] ?? raw.length };
+}
