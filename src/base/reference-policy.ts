@@ -1,0 +1,159 @@
+/**
+ * What a document rewriter does with one reference, given the base decision (SPEC §3):
+ * - empty: left as it is (an empty `img src` must stay empty; an empty reference designates the document);
+ * - fragment-only: left as it is unless asked (never in CSS or SVG, where `url(#id)` is a local reference);
+ * - absolute: left exactly as written;
+ * - no base: left as it is, with one `no-base` warning per document;
+ * - unresolvable: left as it is, with a warning;
+ * - otherwise: replaced by the resolved URL.
+ * Every reference is reported, with the base and the layer that gave it.
+ */
+import type { Warning } from '../errors.ts';
+import { hasScheme, stripAsciiWhitespace } from '../uri/reference.ts';
+import type { Resolver } from '../uri/types.ts';
+import type { BaseDecision, BaseSource } from './base.ts';
+
+/** Where a reference sits: what the `--links` report prints beside it. */
+export interface ReferenceSite {
+  readonly element: string;
+  /** The attribute, or null for element text (`<style>`, `<script type=importmap>`) and stylesheets. */
+  readonly attribute: string | null;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** One reference found in a document. */
+export interface ReferenceRecord extends ReferenceSite {
+  /** The reference as the document means it (character references and CSS escapes decoded). */
+  readonly raw: string;
+  /** The absolute URL it designates, or null when it cannot be resolved (or there is no base). */
+  readonly resolved: string | null;
+  readonly base: string | null;
+  readonly baseSource: BaseSource;
+  /** True when the output holds `resolved` in place of `raw`. */
+  readonly changed: boolean;
+}
+
+export interface ReferenceStats {
+  /** References rewritten to absolute form. */
+  rewritten: number;
+  /** References found and left as they were (absolute, same-document, or no base). */
+  unchanged: number;
+  /** References that could not be resolved. */
+  unresolvable: number;
+}
+
+export interface SiteWarning extends Warning {
+  readonly line?: number;
+  readonly column?: number;
+}
+
+export interface ReferencePolicyOptions {
+  readonly resolver: Resolver;
+  /** The document encoding, for the query of `browser` resolutions. */
+  readonly encoding?: string | undefined;
+  /** Absolutize fragment-only references where allowed (HTML attributes holding one URL). @default false */
+  readonly absolutizeFragments?: boolean | undefined;
+  readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
+  readonly onWarning: (warning: SiteWarning) => void;
+}
+
+export interface ApplyOptions {
+  /** A base other than the document base (an applet's codebase; the base before a `<base>` element). */
+  readonly base?: string | null | undefined;
+  /** Whether a fragment-only reference may be absolutized here (with the `absolutizeFragments` option). */
+  readonly fragments?: boolean | undefined;
+  /** An encoding other than the document's for the query (CSS in a `style` attribute is UTF-8 in Chromium). */
+  readonly encoding?: string | undefined;
+}
+
+export class ReferencePolicy {
+  readonly stats: ReferenceStats = { rewritten: 0, unchanged: 0, unresolvable: 0 };
+  private readonly decision: BaseDecision;
+  private readonly options: ReferencePolicyOptions;
+  private readonly resolveOptions: { encoding: string } | undefined;
+  private warnedNoBase = false;
+
+  constructor(decision: BaseDecision, options: ReferencePolicyOptions) {
+    this.decision = decision;
+    this.options = options;
+    this.resolveOptions = options.encoding === undefined ? undefined : { encoding: options.encoding };
+  }
+
+  get resolver(): Resolver {
+    return this.options.resolver;
+  }
+
+  /** The document base URL, or null. */
+  get baseUrl(): string | null {
+    return this.decision.url;
+  }
+
+  /** Resolves `reference` against `base` (or null if it cannot be), without policy: for codebase and such. */
+  resolveAgainst(reference: string, base: string): string | null {
+    return this.options.resolver.resolve(reference, base, this.resolveOptions).href;
+  }
+
+  /**
+   * Applies the policy to one reference. Returns the URL to write in its place, or null to leave it as written.
+   * `base` overrides the document base (applet codebase); `fragments` says whether a fragment-only reference may
+   * be absolutized here.
+   */
+  apply(raw: string, site: ReferenceSite, options: ApplyOptions = {}): string | null {
+    const base = options.base === undefined ? this.decision.url : options.base;
+    const resolveOptions = options.encoding === undefined ? this.resolveOptions : { encoding: options.encoding };
+    const reference = stripAsciiWhitespace(raw);
+    if (reference === '') return null;
+    const report = (resolved: string | null, changed: boolean): void => {
+      this.options.onReference?.({ ...site, raw, resolved, base, baseSource: this.decision.source, changed });
+    };
+    const resolver = this.options.resolver;
+    if (reference.charCodeAt(0) === 0x23 /* # */ && !(options.fragments === true && this.options.absolutizeFragments === true)) {
+      this.stats.unchanged++;
+      report(base === null ? null : resolver.resolve(reference, base, resolveOptions).href, false);
+      return null;
+    }
+    if (hasScheme(reference) && !(resolver.name === 'browser' && isSchemeRelative(reference, base))) {
+      this.stats.unchanged++;
+      report(resolver.resolve(reference, base ?? reference, resolveOptions).href, false);
+      return null;
+    }
+    if (base === null) {
+      this.stats.unchanged++;
+      if (!this.warnedNoBase) {
+        this.warnedNoBase = true;
+        this.options.onWarning({ code: 'no-base', message: 'no base URL (give --url or --base): relative references are left as they are', line: site.line, column: site.column });
+      }
+      report(null, false);
+      return null;
+    }
+    const r = resolver.resolve(reference, base, resolveOptions);
+    if (r.href === null) {
+      this.stats.unresolvable++;
+      this.options.onWarning({ code: 'unresolvable-reference', message: r.warning?.message ?? `cannot resolve ${JSON.stringify(reference)}`, detail: raw, line: site.line, column: site.column });
+      report(null, false);
+      return null;
+    }
+    this.stats.rewritten++;
+    report(r.href, true);
+    return r.href;
+  }
+}
+
+// https://url.spec.whatwg.org/#special-scheme, without "file" (whose relative forms do not arise this way).
+const SPECIAL_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp']);
+
+/**
+ * A reference like "http:g" or "http:/g" is relative for the WHATWG parser when its scheme is the base's
+ * special scheme (https://url.spec.whatwg.org/#scheme-state: "special relative or authority state"): a browser
+ * resolves it against the base, so it must be rewritten. "http://x" (with two slashes) is absolute.
+ */
+export function isSchemeRelative(reference: string, base: string | null): boolean {
+  if (base === null) return false;
+  const colon = reference.indexOf(':');
+  const scheme = reference.slice(0, colon).toLowerCase();
+  if (!SPECIAL_SCHEMES.has(scheme) || base.slice(0, colon + 1).toLowerCase() !== `${scheme}:`) return false;
+  const after = reference.slice(colon + 1).replace(/[\t\n\r]/g, '');
+  const isSlash = (c: string | undefined): boolean => c === '/' || c === '\\';
+  return !(isSlash(after[0]) && isSlash(after[1]));
+}

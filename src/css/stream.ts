@@ -1,0 +1,198 @@
+/**
+ * Standalone CSS (`text/css`, `--type css`) as a stream: bytes in, bytes out, only URL tokens changed.
+ * CSS has no embedded base: the base is the retrieval URL, else the fallback (SPEC §2).
+ *
+ * The stylesheet is cut into pieces at top-level `;` and `}` tokens, after which nothing that follows can change
+ * how earlier text tokenizes or which of its tokens are URLs. A piece is decoded in the stylesheet's encoding,
+ * its URL tokens rewritten, and the new text spliced into the raw bytes, so all other bytes pass unchanged.
+ * Memory: one piece, at most `maxTokenBytes` (a stylesheet with no cut point for that long passes through).
+ */
+import { Transform } from 'node:stream';
+import type { TransformCallback } from 'node:stream';
+import { TokenType, tokenizer } from '@csstools/css-tokenizer';
+import { establishBase } from '../base/base.ts';
+import type { BaseDecision, Retrieval } from '../base/base.ts';
+import { ReferencePolicy } from '../base/reference-policy.ts';
+import type { ReferenceRecord, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
+import { byteCodec } from '../encoding/byte-codec.ts';
+import { sniffCssEncoding } from '../encoding/index.ts';
+import { decodeRawText } from '../encoding/raw-text.ts';
+import type { RawCodec } from '../encoding/raw-text.ts';
+import { DEFAULT_LIMITS } from '../limits.ts';
+import type { Limits } from '../limits.ts';
+import { browserResolver } from '../uri/browser.ts';
+import type { Resolver } from '../uri/types.ts';
+import { findCssUrls, replacementText } from './rewrite-css.ts';
+
+export interface CssStreamOptions {
+  readonly retrieval?: Retrieval | null | undefined;
+  readonly fallback?: string | null | undefined;
+  /** The base of the entity that contains the stylesheet (a MIME part). */
+  readonly encapsulating?: BaseDecision | null | undefined;
+  readonly resolver?: Resolver | undefined;
+  /** The transport charset (`Content-Type` charset or `--charset`). */
+  readonly charset?: string | undefined;
+  /** The referring document's encoding ("environment encoding"), the fallback before UTF-8. */
+  readonly environmentEncoding?: string | undefined;
+  readonly limits?: Limits | undefined;
+  readonly onWarning?: ((warning: SiteWarning) => void) | undefined;
+  readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
+  readonly onBase?: ((decision: BaseDecision) => void) | undefined;
+}
+
+/** Held bytes before a cut is looked for; larger pieces mean fewer tokenizer passes over the same text. */
+const CUT_AFTER_BYTES = 1 << 16;
+/** Bytes the `@charset` rule may take at the start (https://drafts.csswg.org/css-syntax-3/#determine-the-fallback-encoding: 1024). */
+const CHARSET_PRESCAN_BYTES = 1024;
+
+export class CssRewriterStream extends Transform {
+  stats: ReferenceStats & { warnings: number } = { rewritten: 0, unchanged: 0, unresolvable: 0, warnings: 0 };
+  base: BaseDecision | null = null;
+  encoding: string | null = null;
+
+  private readonly options: CssStreamOptions;
+  private readonly limits: Limits;
+  private codec: RawCodec | null = null;
+  private policy: ReferencePolicy | null = null;
+  private raw = '';
+  /** Line and column of raw[0], for reports. */
+  private line = 1;
+  private column = 1;
+  private passthrough = false;
+
+  constructor(options: CssStreamOptions = {}) {
+    super();
+    this.options = options;
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    if (this.passthrough) {
+      this.push(chunk);
+      return callback();
+    }
+    this.raw += chunk.toString('latin1');
+    if (this.codec === null) {
+      if (this.raw.length < CHARSET_PRESCAN_BYTES) return callback();
+      this.start();
+    }
+    if (this.raw.length >= CUT_AFTER_BYTES) this.rewriteUpToCut(false);
+    if (this.raw.length > this.limits.maxTokenBytes) {
+      this.warn({ code: 'token-limit', message: `no place to cut the stylesheet within ${this.limits.maxTokenBytes} bytes: the rest passes through unchanged` });
+      this.emit_(this.raw);
+      this.raw = '';
+      this.passthrough = true;
+    }
+    callback();
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (!this.passthrough) {
+      if (this.codec === null) this.start();
+      this.rewriteUpToCut(true);
+    }
+    if (this.policy !== null) Object.assign(this.stats, this.policy.stats);
+    callback();
+  }
+
+  private start(): void {
+    const bytes = Buffer.from(this.raw.slice(0, CHARSET_PRESCAN_BYTES), 'latin1');
+    const sniffed = sniffCssEncoding(bytes, { transportCharset: this.options.charset, environmentEncoding: this.options.environmentEncoding });
+    this.encoding = sniffed.encoding;
+    this.codec = byteCodec(sniffed.encoding);
+    const o = this.options;
+    this.base = establishBase({ fallback: o.fallback, retrieval: o.retrieval, encapsulating: o.encapsulating });
+    this.policy = new ReferencePolicy(this.base, {
+      resolver: o.resolver ?? browserResolver,
+      encoding: sniffed.encoding,
+      onReference: o.onReference,
+      onWarning: (w) => this.warn(w),
+    });
+    o.onBase?.(this.base);
+    if (sniffed.bomLength > 0) {
+      this.emit_(this.raw.slice(0, sniffed.bomLength));
+      this.raw = this.raw.slice(sniffed.bomLength);
+    }
+  }
+
+  /** Rewrites and writes out the held text up to its last cut point (or all of it at the end). */
+  private rewriteUpToCut(atEnd: boolean): void {
+    const raw = this.raw;
+    // A cut in raw bytes must not split a character: ";" and LF are never trail bytes in the ASCII-safe
+    // multi-byte encodings (Shift_JIS, EUC-*, GB18030, Big5 trail bytes are 0x30-0x39 or >= 0x40).
+    const rawEnd = atEnd ? raw.length : Math.max(raw.lastIndexOf(';'), raw.lastIndexOf('\n')) + 1;
+    if (rawEnd <= 0) return;
+    const decoded = decodeRawText(raw.slice(0, rawEnd), this.codec!);
+    if (decoded === null) {
+      this.warn({ code: 'undecodable-value', message: `stylesheet bytes not valid in ${this.encoding}: passed through unchanged`, line: this.line, column: this.column });
+      this.emit_(raw.slice(0, rawEnd));
+      this.advance(raw.slice(0, rawEnd));
+      this.raw = raw.slice(rawEnd);
+      return;
+    }
+    const cut = atEnd ? decoded.value.length : lastCut(decoded.value);
+    if (cut <= 0) return;
+    const text = decoded.value.slice(0, cut);
+    let out = '';
+    let copied = 0;
+    for (const ref of findCssUrls(text, { context: 'stylesheet' })) {
+      const site = { element: 'stylesheet', attribute: null, line: ref.line + this.line - 1, column: ref.line === 1 ? ref.column + this.column - 1 : ref.column };
+      const url = this.policy!.apply(ref.value, site);
+      if (url === null) continue;
+      const start = decoded.toRaw(ref.start);
+      out += raw.slice(copied, start) + this.codec!.encode(replacementText(text.slice(ref.start, ref.end), url), 'css');
+      copied = decoded.toRaw(ref.end);
+    }
+    const rawCut = decoded.toRaw(cut);
+    out += raw.slice(copied, rawCut);
+    this.emit_(out);
+    this.advance(text);
+    this.raw = raw.slice(rawCut);
+  }
+
+  private advance(text: string): void {
+    const lines = text.split(/\r\n|\r|\n|\f/);
+    if (lines.length > 1) {
+      this.line += lines.length - 1;
+      this.column = 1;
+    }
+    this.column += lines[lines.length - 1]!.length;
+  }
+
+  private emit_(raw: string): void {
+    if (raw.length > 0) this.push(Buffer.from(raw, 'latin1'));
+  }
+
+  private warn(w: SiteWarning): void {
+    this.stats.warnings++;
+    this.options.onWarning?.(w);
+  }
+}
+
+/**
+ * The offset just after the last `;` or `}` token outside every block and function, or 0: text before it
+ * tokenizes the same whatever follows.
+ */
+function lastCut(css: string): number {
+  const t = tokenizer({ css });
+  let depth = 0;
+  let cut = 0;
+  while (!t.endOfFile()) {
+    const token = t.nextToken();
+    const type = token[0];
+    // Token positions: [type, text, start, end (inclusive), data].
+    const end = token[3] + 1;
+    if (type === TokenType.EOF) break;
+    if (type === TokenType.OpenCurly || type === TokenType.OpenParen || type === TokenType.OpenSquare || type === TokenType.Function) depth++;
+    else if (type === TokenType.CloseCurly || type === TokenType.CloseParen || type === TokenType.CloseSquare) {
+      depth = Math.max(0, depth - 1);
+      if (depth === 0 && type === TokenType.CloseCurly) cut = end;
+    } else if (type === TokenType.Semicolon && depth === 0) cut = end;
+  }
+  // A ";" or "}" token is one character: complete even at the very end of the text.
+  return cut;
+}
+
+export function createCssRewriter(options: CssStreamOptions = {}): CssRewriterStream {
+  return new CssRewriterStream(options);
+}

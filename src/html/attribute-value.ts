@@ -1,0 +1,142 @@
+/**
+ * Attribute values as raw source text: where the value sits inside `name = "value"`, how it decodes (character
+ * references and the document encoding) with a map back to raw offsets, and how a new value is escaped so that
+ * it decodes to exactly what we mean.
+ *
+ * The rewriter sees the document as a "raw string": one UTF-16 code unit per input byte for byte input (latin1),
+ * or the text itself for a nested document (srcdoc). `RawCodec` turns raw runs into text and back.
+ */
+import { DecodingMode, HtmlEntityDecoder } from 'entities/decode';
+import { appendDecodedRun, decodeRawText } from '../encoding/raw-text.ts';
+import type { DecodedText, RawCodec } from '../encoding/raw-text.ts';
+
+export { IDENTITY_CODEC } from '../encoding/raw-text.ts';
+export type { RawCodec } from '../encoding/raw-text.ts';
+
+/** The value's place inside the raw text of one attribute (`name="value"`), as parse5 locates the attribute. */
+export interface ValueLocation {
+  /** Offset of the first value unit, after the opening quote if any, relative to the attribute's start. */
+  readonly start: number;
+  /** Offset just past the last value unit, before the closing quote. */
+  readonly end: number;
+  readonly quote: '"' | "'" | '';
+}
+
+const enum Ch {
+  Tab = 0x09,
+  Lf = 0x0a,
+  Ff = 0x0c,
+  Cr = 0x0d,
+  Space = 0x20,
+  Quote = 0x22,
+  Apos = 0x27,
+  Equals = 0x3d,
+  Amp = 0x26,
+}
+
+function isWhitespace(c: number): boolean {
+  return c === Ch.Space || c === Ch.Lf || c === Ch.Tab || c === Ch.Ff || c === Ch.Cr;
+}
+
+/**
+ * Finds the value in the raw text of an attribute. https://html.spec.whatwg.org/multipage/parsing.html#after-attribute-name-state
+ * The name ends at whitespace, "/", ">" or "="; whitespace may surround "="; the value is double-quoted,
+ * single-quoted or unquoted (ending at whitespace or ">"). Returns null for an attribute with no value.
+ */
+export function locateAttributeValue(rawAttribute: string): ValueLocation | null {
+  // The first character belongs to the name even if it is "=" (attribute name state, step for "=" first).
+  let i = 1;
+  const n = rawAttribute.length;
+  while (i < n && rawAttribute.charCodeAt(i) !== Ch.Equals && !isWhitespace(rawAttribute.charCodeAt(i))) i++;
+  while (i < n && isWhitespace(rawAttribute.charCodeAt(i))) i++;
+  if (i >= n || rawAttribute.charCodeAt(i) !== Ch.Equals) return null;
+  i++;
+  while (i < n && isWhitespace(rawAttribute.charCodeAt(i))) i++;
+  const q = rawAttribute.charCodeAt(i);
+  if (q === Ch.Quote || q === Ch.Apos) {
+    // parse5's location ends after the closing quote; a value cut off at EOF has none.
+    const closed = n - 1 > i && rawAttribute.charCodeAt(n - 1) === q;
+    return { start: i + 1, end: closed ? n - 1 : n, quote: q === Ch.Quote ? '"' : "'" };
+  }
+  return { start: i, end: n, quote: '' };
+}
+
+/** A decoded attribute value and the raw offset of each of its UTF-16 boundaries. */
+export type DecodedValue = DecodedText;
+
+const decodedCodePoints: number[] = [];
+const entityDecoder = new HtmlEntityDecoder((cp) => {
+  decodedCodePoints.push(cp);
+});
+
+/**
+ * Decodes a raw attribute value: runs of raw text through the document encoding, character references as the
+ * HTML standard does in attribute values (https://html.spec.whatwg.org/multipage/parsing.html#character-reference-state,
+ * "consumed as part of an attribute": `&amp=` and `&ampx` stay literal). Returns null if a raw run is not valid
+ * in the document encoding: such a value is left exactly as it is.
+ */
+export function decodeAttributeValue(raw: string, codec: RawCodec, decodeReferences = true): DecodedValue | null {
+  if (!decodeReferences || raw.indexOf('&') === -1) return decodeRawText(raw, codec);
+
+  // Boundaries: for each character boundary of `value`, the raw offset. Built run by run.
+  let value = '';
+  const rawAt: number[] = [];
+  let i = 0;
+  while (i < raw.length) {
+    const amp = decodeReferences ? raw.indexOf('&', i) : -1;
+    const runEnd = amp === -1 ? raw.length : amp;
+    if (runEnd > i) {
+      const decoded = appendDecodedRun(raw, i, runEnd, codec, value, rawAt);
+      if (decoded === null) return null;
+      value = decoded;
+      i = runEnd;
+    }
+    if (amp === -1) break;
+    // A character reference: the decoder is told where "&" is followed from.
+    decodedCodePoints.length = 0;
+    entityDecoder.startEntity(DecodingMode.Attribute);
+    // `consumed` counts the "&" too.
+    let consumed = entityDecoder.write(raw, amp + 1);
+    if (consumed < 0) consumed = entityDecoder.end();
+    if (consumed <= 0 || decodedCodePoints.length === 0) {
+      // Not a reference: "&" is itself.
+      rawAt.push(amp);
+      value += '&';
+      i = amp + 1;
+    } else {
+      const text = String.fromCharCode(...decodedCodePoints);
+      for (let k = 0; k < text.length; k++) rawAt.push(amp);
+      value += text;
+      i = amp + consumed;
+    }
+  }
+  rawAt.push(raw.length);
+  return { value, toRaw: (index) => rawAt[index] ?? raw.length };
+}
+
+/**
+ * Escapes text for an attribute value in the given quoting style, so that it decodes to exactly `text`:
+ * "&" always (it could start a reference), the quote character in quoted values, and in unquoted values every
+ * character that would end or change the value (whitespace, quotes, "=", "<", ">", "`").
+ */
+export function escapeAttributeText(text: string, quote: '"' | "'" | ''): string {
+  let out = '';
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    let rep: string | null = null;
+    if (c === Ch.Amp) rep = '&amp;';
+    else if (quote === '"') {
+      if (c === Ch.Quote) rep = '&quot;';
+    } else if (quote === "'") {
+      if (c === Ch.Apos) rep = '&#39;';
+    } else if (isWhitespace(c) || c === Ch.Quote || c === Ch.Apos || c === Ch.Equals || c === 0x3c || c === 0x3e || c === 0x60) {
+      rep = `&#${c};`;
+    }
+    if (rep !== null) {
+      out += text.slice(last, i) + rep;
+      last = i + 1;
+    }
+  }
+  return last === 0 ? text : out + text.slice(last);
+}

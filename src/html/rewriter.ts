@@ -1,0 +1,498 @@
+/**
+ * The streaming HTML rewriter core: raw text in, raw text out, only the bytes of rewritten values changed.
+ *
+ * Input is "raw text" (one UTF-16 unit per input byte for byte input; see attribute-value.ts). parse5's tokenizer
+ * runs over it directly, so its source offsets are raw offsets: the rewriter never re-serializes a tag, it copies
+ * the input and splices replacement text into the places that held relative references (STYLE.md §1).
+ *
+ * Base in a stream (SPEC §4): output is held from the start of the document until the first `<base href>`, or
+ * until no `<base>` can still come within head content, or until `maxBaseLookaheadBytes`; then the base is
+ * committed and everything held is written. A `<base href>` after that point is reported, not honoured
+ * (`exactBase` holds the whole document instead, up to `maxExactBaseBytes`).
+ */
+import type { Token } from 'parse5';
+import { establishBase } from '../base/base.ts';
+import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
+import { ReferencePolicy } from '../base/reference-policy.ts';
+import type { ReferenceRecord, ReferenceSite, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
+import { DEFAULT_LIMITS } from '../limits.ts';
+import type { Limits } from '../limits.ts';
+import { browserResolver } from '../uri/browser.ts';
+import type { Resolver } from '../uri/types.ts';
+import { IDENTITY_CODEC, decodeAttributeValue, escapeAttributeText, locateAttributeValue } from './attribute-value.ts';
+import type { DecodedValue, RawCodec } from './attribute-value.ts';
+import { TokenizerDriver } from './tokenizer-driver.ts';
+import type { DriverHandler, Namespace } from './tokenizer-driver.ts';
+import { urlPieces, lookupUrlAttribute, cssPieces, jsonScriptPieces } from './url-pieces.ts';
+
+export type { ReferenceRecord } from '../base/reference-policy.ts';
+
+/** A warning of the HTML rewriter, with the line and column it is about. */
+export type HtmlWarning = SiteWarning;
+
+export interface HtmlRewriteOptions {
+  /** The retrieval URL (after redirects): the document's URL, and a base layer. */
+  readonly retrieval?: Retrieval | null | undefined;
+  /** The fallback base (`--base`). */
+  readonly fallback?: string | null | undefined;
+  /** The base of the entity that contains this document (MIME part, parent of an iframe srcdoc). */
+  readonly encapsulating?: BaseDecision | null | undefined;
+  /** The entity's headers (Content-Base, Content-Location). */
+  readonly headers?: EntityHeaders | null | undefined;
+  /** Honour Content-Base / Content-Location of HTTP responses. @default false */
+  readonly honourHttpContentLocation?: boolean | undefined;
+  /** @default browserResolver */
+  readonly resolver?: Resolver | undefined;
+  /** The document's encoding (a WHATWG name), for the query of `browser` resolutions. @default 'utf-8' */
+  readonly encoding?: string | undefined;
+  /** Hold the whole document so that a `<base href>` anywhere is honoured. @default false */
+  readonly exactBase?: boolean | undefined;
+  /** Absolutize fragment-only references (`href="#x"`) of HTML attributes too. @default false */
+  readonly absolutizeFragments?: boolean | undefined;
+  /** Rewrite lazy-load conventions (`data-src`, `data-srcset`, `data-original`). @default false */
+  readonly lazyLoad?: boolean | undefined;
+  readonly limits?: Limits | undefined;
+  readonly onWarning?: ((warning: HtmlWarning) => void) | undefined;
+  readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
+  /** Called once, when the base is committed. */
+  readonly onBase?: ((decision: BaseDecision) => void) | undefined;
+}
+
+export interface HtmlRewriteStats extends ReferenceStats {
+  warnings: number;
+}
+
+/** A replacement of raw input [start, end) by `text` (raw). Offsets are absolute in the document. */
+interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+type WorkItem =
+  | { readonly kind: 'tag'; readonly token: Token.TagToken; readonly ns: Namespace; readonly beforeBase: boolean }
+  | { readonly kind: 'text'; readonly element: string; readonly syntax: TextSyntax; readonly start: number; readonly end: number; readonly line: number; readonly column: number };
+
+type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrules';
+
+// https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead: start tags the "in head" insertion
+// mode handles itself. Any other start tag ends head content (in "in head", "after head" and "in body").
+const HEAD_CONTENT = new Set(['html', 'head', 'base', 'basefont', 'bgsound', 'link', 'meta', 'title', 'noscript', 'noframes', 'style', 'script', 'template']);
+// Elements whose text the tokenizer keeps as raw text or RCDATA: text in them does not end head content.
+const TEXT_ELEMENTS = new Set(['title', 'style', 'script', 'noframes', 'textarea', 'xmp', 'iframe', 'noembed', 'plaintext']);
+
+export class HtmlRewriteCore implements DriverHandler {
+  readonly stats: HtmlRewriteStats = { rewritten: 0, unchanged: 0, unresolvable: 0, warnings: 0 };
+  /** The base decision, once committed. */
+  base: BaseDecision | null = null;
+
+  private readonly options: HtmlRewriteOptions;
+  private readonly resolver: Resolver;
+  private readonly limits: Limits;
+  private readonly codec: RawCodec;
+  private readonly sink: (raw: string) => void;
+  private readonly driver: TokenizerDriver;
+  private readonly depth: number;
+
+  /** Raw input not yet written out, starting at absolute offset `bufStart`. */
+  private buf = '';
+  private bufStart = 0;
+  private written = 0;
+  private readonly edits: Edit[] = [];
+  private readonly queue: WorkItem[] = [];
+  /** Every edit made, when a caller needs them (srcdoc). */
+  readonly recordedEdits: Edit[] | null;
+
+  private committed = false;
+  private passthrough = false;
+  private ended = false;
+  private seenBaseHref = false;
+  private embeddedBase: string | null = null;
+  private policy: ReferencePolicy | null = null;
+  private readonly nestedStats: ReferenceStats = { rewritten: 0, unchanged: 0, unresolvable: 0 };
+  private templateDepth = 0;
+  private textElement: string | null = null;
+  private openText: { element: string; syntax: TextSyntax; start: number; line: number; column: number } | null = null;
+
+  constructor(options: HtmlRewriteOptions, codec: RawCodec, sink: (raw: string) => void, internal: { depth?: number; recordEdits?: boolean } = {}) {
+    this.options = options;
+    this.resolver = options.resolver ?? browserResolver;
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+    this.codec = codec;
+    this.sink = sink;
+    this.depth = internal.depth ?? 0;
+    this.recordedEdits = internal.recordEdits === true ? [] : null;
+    this.driver = new TokenizerDriver(this);
+  }
+
+  /** Feeds raw text. */
+  write(chunk: string): void {
+    if (this.ended) throw new Error('write after end');
+    if (chunk.length === 0) return;
+    if (this.passthrough) {
+      this.sink(chunk);
+      return;
+    }
+    this.buf += chunk;
+    this.written += chunk.length;
+    this.driver.write(chunk, false);
+    this.afterInput();
+  }
+
+  /** Ends the input: commits the base if still held, and writes out everything. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.passthrough) {
+      this.driver.write('', true);
+      if (!this.committed) this.commit();
+      this.processQueue();
+    }
+    this.flush(this.bufStart + this.buf.length);
+    this.syncStats();
+  }
+
+  /** The lookahead limit in force: a `<base>` tag counts only if it ends within this many bytes. */
+  private lookaheadLimit(): number {
+    return this.options.exactBase === true ? this.limits.maxExactBaseBytes : this.limits.maxBaseLookaheadBytes;
+  }
+
+  /**
+   * Commits because the lookahead limit is passed. The rule depends on offsets only (a base tag must end within
+   * the limit), never on how the input was chunked, so the output is the same for every chunking.
+   */
+  private commitAtLimit(): void {
+    this.warn({ code: 'base-lookahead-limit', message: `no <base href> within the first ${this.lookaheadLimit()} bytes: committing to the base known so far` });
+    this.commit();
+  }
+
+  private afterInput(): void {
+    if (!this.committed) {
+      if (this.written <= this.lookaheadLimit()) return;
+      this.commitAtLimit();
+    }
+    this.processQueue();
+    const safe = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
+    this.flush(safe);
+    if (this.bufStart + this.buf.length - safe > this.limits.maxTokenBytes) {
+      // One token (or one <style> text) larger than the limit: stop rewriting, keep every byte.
+      this.warn({ code: 'token-limit', message: `a token longer than ${this.limits.maxTokenBytes} bytes: the rest of the document passes through unchanged` });
+      this.passthrough = true;
+      this.queue.length = 0;
+      this.flush(this.bufStart + this.buf.length);
+    }
+  }
+
+  // --- tokenizer events -------------------------------------------------------------------------------------
+
+  onStartTag(token: Token.TagToken, ns: Namespace): void {
+    const tag = token.tagName;
+    let firstBase = false;
+    if (!this.committed && token.location!.endOffset > this.lookaheadLimit()) this.commitAtLimit();
+    if (ns === 'html') {
+      if (tag === 'template') this.templateDepth++;
+      if (TEXT_ELEMENTS.has(tag)) this.textElement = tag;
+      const loc = token.location!;
+      if (tag === 'style') {
+        this.openText = { element: 'style', syntax: 'css', start: loc.endOffset, line: loc.endLine, column: loc.endCol };
+      } else if (tag === 'script') {
+        const type = token.attrs.find((a) => a.name === 'type')?.value.trim().toLowerCase();
+        if (type === 'importmap' || type === 'speculationrules') {
+          this.openText = { element: 'script', syntax: type, start: loc.endOffset, line: loc.endLine, column: loc.endCol };
+        }
+      } else if (tag === 'base' && this.templateDepth === 0 && !this.seenBaseHref && token.attrs.some((a) => a.name === 'href')) {
+        // https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url: the first base element
+        // with an href attribute, in tree order. (A <base> in the body is inserted too, so "first" is global.)
+        this.seenBaseHref = true;
+        firstBase = true;
+      }
+    } else if (ns === 'svg' && tag === 'style' && !token.selfClosing) {
+      // SVG <style> holds CSS too, as ordinary text (character references decoded).
+      const loc = token.location!;
+      this.openText = { element: 'style', syntax: 'css-with-references', start: loc.endOffset, line: loc.endLine, column: loc.endCol };
+    } else if (this.openText?.syntax === 'css-with-references') {
+      this.openText = null; // markup inside SVG <style>: not a plain stylesheet text; leave it.
+    }
+
+    if (token.attrs.length > 0) this.queue.push({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref });
+    if (firstBase) this.onFirstBaseHref(token);
+    if (!this.committed && !this.holdsBeyondHead() && (ns !== 'html' || !HEAD_CONTENT.has(tag))) this.commit();
+  }
+
+  onEndTag(token: Token.TagToken, ns: Namespace): void {
+    const tag = token.tagName;
+    if (ns === 'html' && tag === 'template' && this.templateDepth > 0) this.templateDepth--;
+    if (tag === this.textElement) this.textElement = null;
+    const open = this.openText;
+    if (open !== null && tag === open.element) {
+      this.openText = null;
+      this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, line: open.line, column: open.column });
+    }
+    if (!this.committed && !this.holdsBeyondHead() && ns === 'html' && (tag === 'head' || tag === 'body' || tag === 'html')) this.commit();
+  }
+
+  onText(): void {
+    // Character data outside head elements starts the body (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead,
+    // "anything else": pop head, reprocess in "after head", which inserts a body).
+    if (!this.committed && this.textElement === null && !this.holdsBeyondHead()) this.commit();
+  }
+
+  onComment(): void {}
+  onDoctype(): void {}
+  onEof(): void {}
+
+  /** With exactBase, nothing but the first base href (or the end, or the limit) commits. */
+  private holdsBeyondHead(): boolean {
+    return this.options.exactBase === true;
+  }
+
+  private onFirstBaseHref(token: Token.TagToken): void {
+    const href = this.attributeValue(token, 'href');
+    if (!this.committed) {
+      // The base element's own href (queued with the others) is rewritten to its absolute value.
+      this.embeddedBase = href ?? '';
+      this.commit();
+      return;
+    }
+    this.processQueue(); // so that the count below includes every reference before this element
+    this.warn({
+      code: 'base-href-after-commit',
+      message: `<base href=${JSON.stringify(href)}> comes after the base was committed (${this.policy?.stats.rewritten ?? 0} earlier relative references were resolved without it); use exactBase to honour it`,
+      detail: href ?? '',
+      line: token.location?.startLine ?? 0,
+      column: token.location?.startCol ?? 0,
+    });
+  }
+
+  /** The decoded value of one attribute of a start tag, from its raw bytes. */
+  private attributeValue(token: Token.TagToken, name: string): string | null {
+    const raw = this.rawAttribute(token, name);
+    if (raw === null) return null;
+    const loc = locateAttributeValue(raw.text);
+    if (loc === null) return '';
+    return decodeAttributeValue(raw.text.slice(loc.start, loc.end), this.codec)?.value ?? null;
+  }
+
+  private rawAttribute(token: Token.TagToken, key: string): { text: string; start: number; line: number; column: number } | null {
+    const loc = token.location?.attrs?.[key];
+    if (loc === undefined) return null;
+    return { text: this.buf.slice(loc.startOffset - this.bufStart, loc.endOffset - this.bufStart), start: loc.startOffset, line: loc.startLine, column: loc.startCol };
+  }
+
+  // --- base ------------------------------------------------------------------------------------------------
+
+  private commit(): void {
+    if (this.committed) return;
+    this.committed = true;
+    const o = this.options;
+    this.base = establishBase(
+      { fallback: o.fallback, retrieval: o.retrieval, encapsulating: o.encapsulating, headers: o.headers, embedded: this.embeddedBase },
+      { resolver: this.resolver, encoding: o.encoding, honourHttpContentLocation: o.honourHttpContentLocation },
+    );
+    for (const ignored of this.base.ignored) {
+      this.warn({
+        code: ignored.source === 'embedded' ? 'base-href-ignored' : 'invalid-base-layer',
+        message: `${ignored.source} ${JSON.stringify(ignored.raw)} not used: ${ignored.reason}`,
+        detail: ignored.raw,
+      });
+    }
+    this.policy = new ReferencePolicy(this.base, {
+      resolver: this.resolver,
+      encoding: o.encoding,
+      absolutizeFragments: o.absolutizeFragments,
+      onReference: o.onReference,
+      onWarning: (w) => this.warn(w),
+    });
+    o.onBase?.(this.base);
+  }
+
+  /** Statistics so far: references (this document's and nested ones') and warnings. */
+  private syncStats(): void {
+    const own = this.policy?.stats ?? { rewritten: 0, unchanged: 0, unresolvable: 0 };
+    this.stats.rewritten = own.rewritten + this.nestedStats.rewritten;
+    this.stats.unchanged = own.unchanged + this.nestedStats.unchanged;
+    this.stats.unresolvable = own.unresolvable + this.nestedStats.unresolvable;
+  }
+
+  // --- work items ------------------------------------------------------------------------------------------
+
+  private processQueue(): void {
+    if (!this.committed) return;
+    for (const item of this.queue) {
+      if (item.kind === 'tag') {
+        this.planTag(item.token, item.ns, item.beforeBase);
+      } else {
+        this.planText(item);
+      }
+    }
+    this.queue.length = 0;
+  }
+
+  private planTag(token: Token.TagToken, ns: Namespace, beforeBase: boolean): void {
+    const tag = token.tagName;
+    let appletBase: string | null | undefined;
+    const seen = new Set<string>();
+    for (const attr of token.attrs) {
+      const name = attr.prefix !== undefined ? `${attr.prefix}:${attr.name}` : attr.name;
+      const spec = lookupUrlAttribute(ns, tag, name, token.attrs, { lazyLoad: this.options.lazyLoad === true });
+      if (spec === undefined) continue;
+      const key = this.locationKey(token, attr.prefix !== undefined ? `${attr.prefix}:${attr.name}` : attr.name);
+      if (key === null || seen.has(key)) continue;
+      seen.add(key);
+      const raw = this.rawAttribute(token, key);
+      if (raw === null) continue;
+      const loc = locateAttributeValue(raw.text);
+      if (loc === null) continue;
+      const rawValue = raw.text.slice(loc.start, loc.end);
+      const decoded = decodeAttributeValue(rawValue, this.codec);
+      const at = { element: tag, attribute: name, line: raw.line, column: raw.column };
+      if (decoded === null) {
+        this.warn({ code: 'undecodable-value', message: `${tag} ${name}: bytes not valid in the document encoding; left as they are`, line: at.line, column: at.column });
+        continue;
+      }
+      let base: string | null | undefined;
+      if (spec.base === 'applet-codebase') {
+        if (appletBase === undefined) appletBase = this.appletCodebase(token);
+        base = appletBase;
+      } else if (spec.syntax === 'meta-refresh' && beforeBase && this.base?.source === 'embedded') {
+        // Chromium resolves a refresh URL when the <meta> is parsed: a <base> after it does not apply.
+        base = this.base.below?.url ?? null;
+      }
+      const valueStart = raw.start + loc.start;
+      if (spec.syntax === 'srcdoc') {
+        this.planSrcdoc(decoded, valueStart, loc.quote, at);
+        continue;
+      }
+      const pieces = spec.syntax === 'style' || spec.syntax === 'css-presentation' ? cssPieces(decoded.value, 'declarations') : urlPieces(spec, decoded.value);
+      const fragments = ns === 'html' && spec.syntax === 'url';
+      // Chromium encodes the query of a url() in a style attribute (or SVG presentation attribute) as UTF-8,
+      // whatever the document's encoding; <style> text uses the document's encoding.
+      const encoding = spec.syntax === 'style' || spec.syntax === 'css-presentation' ? 'utf-8' : undefined;
+      for (const piece of pieces) {
+        const resolved = this.policy!.apply(piece.value, at, { base, fragments, encoding });
+        if (resolved === null) continue;
+        this.addEdit({
+          start: valueStart + decoded.toRaw(piece.start),
+          end: valueStart + decoded.toRaw(piece.end),
+          text: this.codec.encode(escapeAttributeText(piece.serialize(resolved), loc.quote), 'html'),
+        });
+      }
+    }
+  }
+
+  /** Finds the key parse5 used for an attribute's location (its name as written, lowercased). */
+  private locationKey(token: Token.TagToken, name: string): string | null {
+    const attrs = token.location?.attrs;
+    if (attrs === undefined) return null;
+    if (attrs[name] !== undefined) return name;
+    const lower = name.toLowerCase();
+    return attrs[lower] !== undefined ? lower : null;
+  }
+
+  /** HTML 4 §13.4: applet `code`, `archive` and `object` are relative to the applet's `codebase`, itself relative to the document base. */
+  private appletCodebase(token: Token.TagToken): string | null {
+    const base = this.base?.url ?? null;
+    const codebase = this.attributeValue(token, 'codebase');
+    if (codebase === null || base === null) return base;
+    return this.policy!.resolveAgainst(codebase, base) ?? base;
+  }
+
+  private planText(item: Extract<WorkItem, { kind: 'text' }>): void {
+    const raw = this.buf.slice(item.start - this.bufStart, item.end - this.bufStart);
+    const decoded = decodeAttributeValue(raw, this.codec, item.syntax === 'css-with-references');
+    const at: ReferenceSite = { element: item.element, attribute: null, line: item.line, column: item.column };
+    if (decoded === null) {
+      this.warn({ code: 'undecodable-value', message: `<${item.element}> text: bytes not valid in the document encoding; left as it is`, line: item.line, column: item.column });
+      return;
+    }
+    const isCss = item.syntax === 'css' || item.syntax === 'css-with-references';
+    const pieces = isCss ? cssPieces(decoded.value, 'stylesheet') : jsonScriptPieces(item.syntax, decoded.value);
+    if (pieces === null) {
+      this.warn({ code: 'invalid-json', message: `<script type=${item.syntax}> is not valid JSON; left as it is`, line: item.line, column: item.column });
+      return;
+    }
+    for (const piece of pieces) {
+      const text = this.policy!.apply(piece.value, at);
+      if (text === null) continue;
+      const serialized = piece.serialize(text);
+      this.addEdit({
+        start: item.start + decoded.toRaw(piece.start),
+        end: item.start + decoded.toRaw(piece.end),
+        // SVG <style> text is character data: "&" and "<" must not start markup.
+        text: this.codec.encode(item.syntax === 'css-with-references' ? serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;') : serialized, isCss ? 'css' : 'html'),
+      });
+    }
+  }
+
+  /**
+   * `iframe srcdoc`: a nested document whose fallback base is the parent's document base
+   * (https://html.spec.whatwg.org/multipage/urls-and-fetching.html#fallback-base-url step 1). It is rewritten
+   * as a document of its own, and its edits are spliced into the attribute, escaped for it.
+   */
+  private planSrcdoc(decoded: DecodedValue, valueStart: number, quote: '"' | "'" | '', at: { element: string; attribute: string; line: number; column: number }): void {
+    if (this.depth + 1 > this.limits.maxSrcdocDepth) {
+      this.warn({ code: 'srcdoc-depth-limit', message: `iframe srcdoc nested deeper than ${this.limits.maxSrcdocDepth}: left as it is`, line: at.line, column: at.column });
+      return;
+    }
+    const nested = new HtmlRewriteCore(
+      {
+        ...this.options,
+        retrieval: null,
+        fallback: null,
+        headers: null,
+        encapsulating: this.base,
+        // about:srcdoc documents are UTF-8.
+        encoding: 'utf-8',
+        onWarning: (w) => this.warn(w),
+      },
+      IDENTITY_CODEC,
+      () => {},
+      { depth: this.depth + 1, recordEdits: true },
+    );
+    nested.write(decoded.value);
+    nested.end();
+    this.nestedStats.rewritten += nested.stats.rewritten;
+    this.nestedStats.unchanged += nested.stats.unchanged;
+    this.nestedStats.unresolvable += nested.stats.unresolvable;
+    for (const edit of nested.recordedEdits ?? []) {
+      this.addEdit({
+        start: valueStart + decoded.toRaw(edit.start),
+        end: valueStart + decoded.toRaw(edit.end),
+        text: this.codec.encode(escapeAttributeText(edit.text, quote), 'html'),
+      });
+    }
+  }
+
+  private addEdit(edit: Edit): void {
+    this.edits.push(edit);
+    this.recordedEdits?.push(edit);
+  }
+
+  private warn(warning: HtmlWarning): void {
+    this.stats.warnings++;
+    this.options.onWarning?.(warning);
+  }
+
+  // --- output ----------------------------------------------------------------------------------------------
+
+  /** Writes out raw input up to absolute offset `upTo`, with the edits inside it applied. */
+  private flush(upTo: number): void {
+    if (upTo <= this.bufStart) return;
+    let out = '';
+    let cursor = this.bufStart;
+    let applied = 0;
+    const edits = this.edits;
+    // Edits come in document order (work items are processed in order, pieces in order within a value).
+    while (applied < edits.length && edits[applied]!.start < upTo) {
+      const edit = edits[applied]!;
+      out += this.buf.slice(cursor - this.bufStart, edit.start - this.bufStart) + edit.text;
+      cursor = edit.end;
+      applied++;
+    }
+    if (applied > 0) edits.splice(0, applied);
+    out += this.buf.slice(cursor - this.bufStart, upTo - this.bufStart);
+    this.buf = this.buf.slice(upTo - this.bufStart);
+    this.bufStart = upTo;
+    if (out.length > 0) this.sink(out);
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Bytes in, bytes out: the HTML rewriter as a Node `Transform`, a web `TransformStream`, and a one-call
+ * convenience for small documents. Thin adapters around HtmlRewriteCore.
+ *
+ * The encoding is sniffed as the HTML standard does (BOM, transport charset, `<meta>` prescan of the first
+ * PRESCAN_BYTES bytes, default windows-1252) before the first byte is tokenized. For encodings in which every
+ * byte that markup depends on is ASCII (UTF-8, windows-125x, ISO-8859-x, Shift_JIS, EUC-*, GB18030, Big5…),
+ * the document is tokenized as latin1 text — one unit per byte — so every byte the rewriter does not replace is
+ * copied unchanged, including bytes that are invalid in the document's encoding.
+ */
+import { Duplex, Transform } from 'node:stream';
+import type { TransformCallback } from 'node:stream';
+import { PRESCAN_BYTES, byteCodec, isAsciiSafeForMarkup, sniffEncoding } from '../encoding/index.ts';
+import { IDENTITY_CODEC } from '../encoding/raw-text.ts';
+import { HtmlRewriteCore } from './rewriter.ts';
+import type { HtmlRewriteOptions, HtmlRewriteStats, HtmlWarning, ReferenceRecord } from './rewriter.ts';
+import type { BaseDecision } from '../base/base.ts';
+
+export interface HtmlStreamOptions extends Omit<HtmlRewriteOptions, 'encoding'> {
+  /** The transport charset (HTTP or MIME `Content-Type` charset, or `--charset`): beats `<meta>`. */
+  readonly charset?: string | undefined;
+  /** The encoding when nothing else says. @default 'windows-1252' */
+  readonly defaultEncoding?: string | undefined;
+  /** Called once the encoding is known. */
+  readonly onEncoding?: ((encoding: { name: string; source: string }) => void) | undefined;
+}
+
+/**
+ * Creates a Node Transform that rewrites an HTML byte stream. Statistics, the base decision and the encoding are
+ * available on the returned stream once it has finished.
+ */
+export class HtmlRewriterStream extends Transform {
+  stats: HtmlRewriteStats = { rewritten: 0, unchanged: 0, unresolvable: 0, warnings: 0 };
+  base: BaseDecision | null = null;
+  encoding: string | null = null;
+
+  private readonly options: HtmlStreamOptions;
+  private core: HtmlRewriteCore | null = null;
+  private passthrough = false;
+  private head: Buffer[] = [];
+  private headLength = 0;
+
+  constructor(options: HtmlStreamOptions = {}) {
+    super();
+    this.options = options;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    try {
+      if (this.core === null && !this.passthrough) {
+        this.head.push(chunk);
+        this.headLength += chunk.length;
+        if (this.headLength < PRESCAN_BYTES && this.options.charset === undefined) return callback();
+        this.start(Buffer.concat(this.head), false);
+      } else if (this.passthrough) {
+        this.push(chunk);
+      } else {
+        this.core!.write(chunk.toString('latin1'));
+      }
+      callback();
+    } catch (err) {
+      callback(err as Error);
+    }
+  }
+
+  override _flush(callback: TransformCallback): void {
+    try {
+      if (this.core === null && !this.passthrough) this.start(Buffer.concat(this.head), true);
+      this.core?.end();
+      if (this.core !== null) {
+        this.stats = this.core.stats;
+        this.base = this.core.base;
+      }
+      callback();
+    } catch (err) {
+      callback(err as Error);
+    }
+  }
+
+  /** Decides the encoding from the first bytes, then starts rewriting with them. */
+  private start(first: Buffer, _isEnd: boolean): void {
+    this.head = [];
+    const sniffed = sniffEncoding(first, { transportCharset: this.options.charset, defaultEncoding: this.options.defaultEncoding });
+    this.encoding = sniffed.encoding;
+    this.options.onEncoding?.({ name: sniffed.encoding, source: sniffed.source });
+    if (!isAsciiSafeForMarkup(sniffed.encoding)) {
+      // UTF-16 and ISO-2022-JP bytes can look like markup where there is none: not tokenized as bytes.
+      this.options.onWarning?.({
+        code: 'encoding-not-rewritable',
+        message: `documents in ${sniffed.encoding} are passed through unchanged (not rewritten)`,
+      });
+      this.passthrough = true;
+      this.push(first);
+      return;
+    }
+    const sink = (raw: string): void => {
+      this.push(Buffer.from(raw, 'latin1'));
+    };
+    this.core = new HtmlRewriteCore({ ...this.options, encoding: sniffed.encoding }, byteCodec(sniffed.encoding), sink);
+    if (sniffed.bomLength > 0) this.push(first.subarray(0, sniffed.bomLength));
+    const rest = first.subarray(sniffed.bomLength);
+    if (rest.length > 0) this.core.write(rest.toString('latin1'));
+  }
+}
+
+export function createHtmlRewriter(options: HtmlStreamOptions = {}): HtmlRewriterStream {
+  return new HtmlRewriterStream(options);
+}
+
+/** The one adapter for web streams: a Node Transform as a web TransformStream (bytes in, bytes out). */
+export function toWebTransform(transform: Transform): TransformStream<Uint8Array, Uint8Array> {
+  return Duplex.toWeb(transform) as unknown as TransformStream<Uint8Array, Uint8Array>;
+}
+
+export interface HtmlResult<T> {
+  readonly output: T;
+  readonly stats: HtmlRewriteStats;
+  readonly base: BaseDecision | null;
+  readonly encoding: string;
+  readonly warnings: HtmlWarning[];
+  readonly references: ReferenceRecord[];
+}
+
+/**
+ * The small-document path: rewrites a whole document held in memory. Bytes come back as bytes in the same
+ * encoding; a string is taken as already-decoded text and comes back as a string (URL queries then use
+ * `options.encoding`, default UTF-8).
+ */
+export async function absolutizeHtml(input: Uint8Array, options?: HtmlStreamOptions): Promise<HtmlResult<Buffer>>;
+export async function absolutizeHtml(input: string, options?: HtmlRewriteOptions): Promise<HtmlResult<string>>;
+export async function absolutizeHtml(input: Uint8Array | string, options: HtmlStreamOptions & HtmlRewriteOptions = {}): Promise<HtmlResult<Buffer | string>> {
+  const warnings: HtmlWarning[] = [];
+  const references: ReferenceRecord[] = [];
+  const collect = {
+    ...options,
+    onWarning: (w: HtmlWarning) => {
+      warnings.push(w);
+      options.onWarning?.(w);
+    },
+    onReference: (r: ReferenceRecord) => {
+      references.push(r);
+      options.onReference?.(r);
+    },
+  };
+  if (typeof input === 'string') {
+    let output = '';
+    const core = new HtmlRewriteCore(collect, IDENTITY_CODEC, (raw) => {
+      output += raw;
+    });
+    core.write(input);
+    core.end();
+    return { output, stats: core.stats, base: core.base, encoding: options.encoding ?? 'utf-8', warnings, references };
+  }
+  const stream = createHtmlRewriter(collect);
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  stream.end(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
+  await done;
+  return { output: Buffer.concat(chunks), stats: stream.stats, base: stream.base, encoding: stream.encoding ?? 'windows-1252', warnings, references };
+}

@@ -1,0 +1,167 @@
+/**
+ * parse5's tokenizer, driven as the HTML tree builder would drive it.
+ *
+ * The tokenizer alone cannot know that `<style>` content is raw text or that `<svg>` starts foreign content:
+ * the tree builder tells it. This is the "parser feedback simulator" of parse5-sax-parser, adapted.
+ * NOTE: written here because parse5-sax-parser does not export its ParserFeedbackSimulator, and its SAXParser
+ * builds a text event object per text run, which costs more than half the throughput of a rewriter that ignores
+ * text (see the issue's measurements). We keep only what decides tokenizer states and namespaces.
+ */
+import { Tokenizer, TokenizerMode, foreignContent, html } from 'parse5';
+import type { Token, TokenHandler } from 'parse5';
+
+const $ = html.TAG_ID;
+const NS = html.NS;
+
+export type Namespace = 'html' | 'svg' | 'mathml';
+
+/** What the rewriter hears: tags (with their namespace), comments, doctype, non-space text and EOF. */
+export interface DriverHandler {
+  onStartTag(token: Token.TagToken, namespace: Namespace): void;
+  onEndTag(token: Token.TagToken, namespace: Namespace): void;
+  /** Non-whitespace character data, outside raw-text elements handled by the tokenizer's own states. */
+  onText(): void;
+  onComment(token: Token.CommentToken): void;
+  onDoctype(token: Token.DoctypeToken): void;
+  onEof(): void;
+}
+
+function toNamespace(ns: html.NS): Namespace {
+  return ns === NS.SVG ? 'svg' : ns === NS.MATHML ? 'mathml' : 'html';
+}
+
+export class TokenizerDriver implements TokenHandler {
+  readonly tokenizer: Tokenizer;
+  private readonly handler: DriverHandler;
+  private readonly namespaceStack: html.NS[] = [NS.HTML];
+  private inForeignContent = false;
+
+  constructor(handler: DriverHandler) {
+    this.handler = handler;
+    this.tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, this);
+  }
+
+  write(chunk: string, isLastChunk: boolean): void {
+    this.tokenizer.write(chunk, isLastChunk);
+  }
+
+  /**
+   * The input offset before which every token is complete: text, or tokens already handed over.
+   * Bytes before it can be written out once their edits are known.
+   */
+  safeOffset(): number {
+    // NOTE: parse5 8.1's "input boundary before any unfinished token or buffered delimiter"; typed private, but
+    // it is what its own flushCharacters() uses. Every streaming test fails if a parse5 update removes it.
+    return (this.tokenizer as unknown as { getCharacterTokenEndOffset(): number }).getCharacterTokenEndOffset();
+  }
+
+  private enterNamespace(ns: html.NS): void {
+    this.namespaceStack.unshift(ns);
+    this.inForeignContent = ns !== NS.HTML;
+    this.tokenizer.inForeignNode = this.inForeignContent;
+  }
+
+  private leaveCurrentNamespace(): void {
+    this.namespaceStack.shift();
+    this.inForeignContent = this.namespaceStack[0] !== NS.HTML;
+    this.tokenizer.inForeignNode = this.inForeignContent;
+  }
+
+  // https://html.spec.whatwg.org/multipage/parsing.html#parsing-html-fragments step 4 lists these tokenizer
+  // states; the tree builder switches to them in "in head"/"in body" for these start tags.
+  private ensureTokenizerMode(tn: html.TAG_ID): void {
+    switch (tn) {
+      case $.TEXTAREA:
+      case $.TITLE:
+        this.tokenizer.state = TokenizerMode.RCDATA;
+        break;
+      case $.PLAINTEXT:
+        this.tokenizer.state = TokenizerMode.PLAINTEXT;
+        break;
+      case $.SCRIPT:
+        this.tokenizer.state = TokenizerMode.SCRIPT_DATA;
+        break;
+      case $.STYLE:
+      case $.IFRAME:
+      case $.XMP:
+      case $.NOEMBED:
+      case $.NOFRAMES:
+        this.tokenizer.state = TokenizerMode.RAWTEXT;
+        break;
+      // NOTE: <noscript> content is tokenized as markup (the parse with scripting disabled), so that the
+      // fallback links an archive shows without scripts are rewritten too. With scripting enabled a browser
+      // keeps it as text, and nothing in it designates a resource.
+      default:
+    }
+  }
+
+  onStartTag(token: Token.TagToken): void {
+    let tn = token.tagID;
+    if (tn === $.SVG) this.enterNamespace(NS.SVG);
+    else if (tn === $.MATH) this.enterNamespace(NS.MATHML);
+    let ns = this.namespaceStack[0] ?? NS.HTML;
+    if (this.inForeignContent) {
+      if (foreignContent.causesExit(token)) {
+        this.leaveCurrentNamespace();
+        ns = NS.HTML;
+        this.ensureTokenizerMode(tn);
+      } else {
+        if (ns === NS.MATHML) foreignContent.adjustTokenMathMLAttrs(token);
+        else if (ns === NS.SVG) {
+          foreignContent.adjustTokenSVGTagName(token);
+          foreignContent.adjustTokenSVGAttrs(token);
+        }
+        foreignContent.adjustTokenXMLAttrs(token);
+        tn = token.tagID;
+        if (!token.selfClosing && foreignContent.isIntegrationPoint(tn, ns, token.attrs)) this.enterNamespace(NS.HTML);
+      }
+    } else {
+      if (tn === $.IMAGE) {
+        // "An start tag whose tag name is "image"": parse error; change the token's tag name to "img".
+        token.tagName = html.TAG_NAMES.IMG;
+        token.tagID = $.IMG;
+      }
+      this.ensureTokenizerMode(tn);
+    }
+    if (token.selfClosing && (tn === $.SVG || tn === $.MATH) && this.namespaceStack[0] !== NS.HTML) this.leaveCurrentNamespace();
+    this.handler.onStartTag(token, toNamespace(ns));
+  }
+
+  onEndTag(token: Token.TagToken): void {
+    let tn = token.tagID;
+    const ns = this.namespaceStack[0] ?? NS.HTML;
+    if (!this.inForeignContent) {
+      const previousNs = this.namespaceStack[1];
+      if (previousNs === NS.SVG) {
+        const adjusted = foreignContent.SVG_TAG_NAMES_ADJUSTMENT_MAP.get(token.tagName);
+        if (adjusted !== undefined) tn = html.getTagID(adjusted);
+      }
+      if (previousNs !== undefined && foreignContent.isIntegrationPoint(tn, previousNs, token.attrs)) this.leaveCurrentNamespace();
+    } else if ((tn === $.SVG && ns === NS.SVG) || (tn === $.MATH && ns === NS.MATHML)) {
+      this.leaveCurrentNamespace();
+    }
+    this.handler.onEndTag(token, toNamespace(ns));
+  }
+
+  onCharacter(): void {
+    this.handler.onText();
+  }
+
+  onNullCharacter(): void {
+    this.handler.onText();
+  }
+
+  onWhitespaceCharacter(): void {}
+
+  onComment(token: Token.CommentToken): void {
+    this.handler.onComment(token);
+  }
+
+  onDoctype(token: Token.DoctypeToken): void {
+    this.handler.onDoctype(token);
+  }
+
+  onEof(): void {
+    this.handler.onEof();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Where the URLs are inside a value: one piece per URL, with its offsets in the decoded value and how a new URL
+ * is written in its place. Joins the attribute table and the microsyntaxes (url-attributes.ts, microsyntax.ts),
+ * the CSS module and the JSON scripts to the rewriter, which only splices pieces.
+ */
+import { findCssUrls, replacementText } from '../css/rewrite-css.ts';
+import { findImportMapUrls, findSpeculationRulesUrls } from './json-scripts.ts';
+import { parseMetaRefresh, parseSrcset, splitCommaList, splitSpaceList } from './microsyntax.ts';
+import { lookupUrlAttribute as lookup } from './url-attributes.ts';
+import type { UrlAttributeSpec } from './url-attributes.ts';
+
+export type { UrlAttributeSpec };
+
+/** One URL inside a decoded value. */
+export interface Piece {
+  /** The URL as the syntax means it (CSS escapes and JSON escapes undone). */
+  readonly value: string;
+  /** Offsets in the decoded value of the text that a new URL replaces. */
+  readonly start: number;
+  readonly end: number;
+  /** The text that replaces [start, end) for a new URL. */
+  serialize(url: string): string;
+}
+
+const asIs = (url: string): string => url;
+
+export interface LookupOptions {
+  readonly lazyLoad: boolean;
+}
+
+/** The URL-bearing attribute spec for this attribute of this element, or undefined. */
+export function lookupUrlAttribute(
+  ns: 'html' | 'svg' | 'mathml',
+  tag: string,
+  name: string,
+  attrs: ReadonlyArray<{ readonly name: string; readonly value: string }>,
+  options: LookupOptions,
+): UrlAttributeSpec | undefined {
+  const spec = lookup(ns, tag, name, attrs);
+  if (spec === undefined) return undefined;
+  if (spec.optional !== undefined && !(spec.optional === 'lazy-load' && options.lazyLoad)) return undefined;
+  return spec;
+}
+
+/** The URL pieces of an attribute value of the given syntax (not CSS, not srcdoc). */
+export function urlPieces(spec: UrlAttributeSpec, value: string): Piece[] {
+  const spans = spansOf(spec.syntax, value);
+  return spans.map(({ start, end }) => ({ value: value.slice(start, end), start, end, serialize: asIs }));
+}
+
+function spansOf(syntax: UrlAttributeSpec['syntax'], value: string): ReadonlyArray<{ start: number; end: number }> {
+  switch (syntax) {
+    case 'url': {
+      // The URL without the ASCII whitespace around it, which is kept as it is.
+      let start = 0;
+      let end = value.length;
+      while (start < end && ' \t\n\f\r'.includes(value[start]!)) start++;
+      while (end > start && ' \t\n\f\r'.includes(value[end - 1]!)) end--;
+      return [{ start, end }];
+    }
+    case 'url-list-space':
+      return splitSpaceList(value);
+    case 'url-list-comma':
+      return splitCommaList(value);
+    case 'srcset':
+      return parseSrcset(value).map((c) => c.url);
+    case 'meta-refresh': {
+      const r = parseMetaRefresh(value);
+      return r === null ? [] : [r.url];
+    }
+    default:
+      return [];
+  }
+}
+
+/** The URL pieces of CSS: a stylesheet (`<style>`) or a declaration list / value (`style=""`, SVG `fill`). */
+export function cssPieces(css: string, context: 'stylesheet' | 'declarations'): Piece[] {
+  return findCssUrls(css, { context }).map((ref) => {
+    const source = css.slice(ref.start, ref.end);
+    return { value: ref.value, start: ref.start, end: ref.end, serialize: (url: string) => replacementText(source, url) };
+  });
+}
+
+/** The URL pieces of an import map or speculation rules script, or null when it is not valid JSON. */
+export function jsonScriptPieces(syntax: 'importmap' | 'speculationrules', json: string): Piece[] | null {
+  const found = syntax === 'importmap' ? findImportMapUrls(json) : findSpeculationRulesUrls(json);
+  if (found === null) return null;
+  return found.map((s) => ({ value: s.value, start: s.start, end: s.end, serialize: jsonString }));
+}
+
+/** A JSON string token for `value`; "<" escaped so that no `</script` can appear inside the script text. */
+function jsonString(value: string): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}

@@ -1,0 +1,49 @@
+/**
+ * Chunk invariance (STYLE.md §7): the same input whole, one byte at a time, and in random splits.
+ * Random splits come from a seeded generator; `CHUNK_SEED=n` reproduces a run (the seed is in the test name).
+ */
+import { Readable } from 'node:stream';
+import { createHtmlRewriter } from '../../src/html/stream.ts';
+import type { HtmlStreamOptions } from '../../src/html/stream.ts';
+
+export const CHUNK_SEED: number = Number(process.env['CHUNK_SEED'] ?? 20261122);
+
+/** mulberry32: a small seeded PRNG, so that every split is reproducible. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Splits `input` at random points (splits fall inside multi-byte characters too). */
+export function randomChunks(input: Buffer, random: () => number, maxChunk = 64): Buffer[] {
+  const chunks: Buffer[] = [];
+  let i = 0;
+  while (i < input.length) {
+    const n = 1 + Math.floor(random() * maxChunk);
+    chunks.push(input.subarray(i, i + n));
+    i += n;
+  }
+  return chunks;
+}
+
+/** Whole, byte by byte, then `randomRuns` random splits. */
+export function chunkings(input: Buffer, randomRuns: number, seed = CHUNK_SEED): Buffer[][] {
+  const random = seededRandom(seed);
+  const out: Buffer[][] = [[input], Array.from(input, (_b, i) => input.subarray(i, i + 1))];
+  for (let r = 0; r < randomRuns; r++) out.push(randomChunks(input, random, 1 + Math.floor(random() * 200)));
+  return out;
+}
+
+/** Pipes the chunks through the HTML rewriter stream and collects the output. */
+export async function feedChunks(chunks: readonly Buffer[], options: HtmlStreamOptions): Promise<Buffer> {
+  const out: Buffer[] = [];
+  const stream = Readable.from(chunks, { objectMode: false }).pipe(createHtmlRewriter(options));
+  for await (const c of stream) out.push(c as Buffer);
+  return Buffer.concat(out);
+}
