@@ -5,24 +5,10 @@ import { readFileSync } from 'node:fs';
 import { AbsError } from '../errors.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE, report } from './io.ts';
 import type { CliIo } from './io.ts';
+import { MAIN_HELP, absolutizeCommand } from './absolutize-command.ts';
 import { resolveCommand } from './resolve-command.ts';
 
-export const HELP = `Usage: absolutize <command> [options]
-
-Finds the base URI of documents by precedence and rewrites relative URL references to absolute form.
-
-Commands:
-  resolve --base BASE REF...   resolve references against a base, one URL per line
-                               (absolutize resolve --help for its options)
-
-Options:
-  -h, --help                   this help
-  -V, --version                print the version
-
-Examples:
-  absolutize resolve --base https://example.com/docs/page.html ../img/a.png '?page=2' '#top'
-  absolutize resolve --resolver rfc3986 --base 'http://a/b/c/d;p?q' '../../../g'
-`;
+export const HELP: string = MAIN_HELP;
 
 /** The package version, read from package.json next to src/ or dist/. */
 export function version(): string {
@@ -34,15 +20,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     const [first, ...rest] = argv;
     if (first === 'resolve') return await resolveCommand(rest, io);
-    if (first === undefined || first === '-h' || first === '--help') {
+    if (argv.includes('-h') || argv.includes('--help')) {
       io.stdout.write(HELP);
-      return first === undefined ? EXIT_USAGE : EXIT_OK;
+      return EXIT_OK;
     }
-    if (first === '-V' || first === '--version') {
+    if (argv.includes('-V') || argv.includes('--version')) {
       io.stdout.write(`${version()}\n`);
       return EXIT_OK;
     }
-    throw new AbsError(`unknown command ${JSON.stringify(first)} (see absolutize --help)`, 'ABS_ERR_USAGE');
+    return await absolutizeCommand(argv, io);
   } catch (err) {
     return reportError(err, io);
   }

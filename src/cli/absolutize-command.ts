@@ -1,0 +1,179 @@
+/**
+ * `absolutize [INPUT] [-o OUT] --url URL --base URL --type html|css|auto ...`: the main job (SPEC §7).
+ * A Unix filter (stdin → stdout) or a file tool; the output is written atomically.
+ */
+import { createReadStream } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { extname, resolve as resolvePath } from 'node:path';
+import { Writable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import type { BaseDecision } from '../base/base.ts';
+import { createCssRewriter } from '../css/stream.ts';
+import { AbsError } from '../errors.ts';
+import { createHtmlRewriter } from '../html/stream.ts';
+import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
+import { getResolver } from '../uri/index.ts';
+import { createAtomicFile } from './atomic-file.ts';
+import type { AtomicFile } from './atomic-file.ts';
+import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
+import type { CliIo } from './io.ts';
+import { parseResolverName, validateEncodingLabel } from './options.ts';
+
+export const MAIN_HELP = `Usage: absolutize [INPUT] [options]
+
+Rewrites every relative URL reference of an HTML or CSS document to absolute form, leaving every other byte
+as it was. Reads INPUT (a file; "-" or none: standard input) and writes standard output or -o OUT.
+
+Options:
+  --url URL               the URL the document was retrieved from (base layer 4; the document's own URL)
+  --base URL              fallback base when nothing else gives one (base layer 5)
+  -o, --output FILE       write here (atomically) instead of standard output; never over INPUT
+  --type TYPE             html, css or auto (default: from the file extension, else html)
+  --resolver NAME         browser (WHATWG URL, as Chromium; default) or rfc3986
+  --charset LABEL         the document's encoding, as a transport charset would say (beats <meta>)
+  --links FILE|-          write one JSON line per reference; "-" without -o prints only the report
+  --explain               print the base decision and its chain to standard error
+  --exact-base            hold the whole document so that a late <base href> is honoured exactly
+  --fragments             absolutize fragment-only references (href="#x") too
+  --lazy-load             also rewrite data-src, data-srcset and data-original
+  -h, --help              this help
+  -V, --version           print the version
+
+Exit status: 0 success, 1 an input could not be processed, 2 usage error.
+
+Examples:
+  absolutize page.html --url https://example.com/docs/page.html -o page.abs.html
+  curl -s https://example.com/ | absolutize --url https://example.com/ --links - > links.jsonl
+  absolutize style.css --type css --url https://example.com/css/style.css
+  absolutize resolve --base https://example.com/a/b ../c      (see absolutize resolve --help)
+`;
+
+type InputType = 'html' | 'css';
+
+const EXTENSION_TYPES: Record<string, InputType> = {
+  '.html': 'html',
+  '.htm': 'html',
+  '.xhtml': 'html',
+  '.shtml': 'html',
+  '.css': 'css',
+};
+const NOT_YET: Record<string, string> = { '.eml': 'mime', '.mht': 'mime', '.mhtml': 'mime', '.mbox': 'mbox' };
+
+export async function absolutizeCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      url: { type: 'string' },
+      base: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      type: { type: 'string', default: 'auto' },
+      resolver: { type: 'string', default: 'browser' },
+      charset: { type: 'string' },
+      links: { type: 'string' },
+      explain: { type: 'boolean', default: false },
+      'exact-base': { type: 'boolean', default: false },
+      fragments: { type: 'boolean', default: false },
+      'lazy-load': { type: 'boolean', default: false },
+    },
+  });
+  if (positionals.length > 1) throw new AbsError(`one INPUT at a time, not ${positionals.length}`, 'ABS_ERR_USAGE');
+  const input = positionals[0] ?? '-';
+  const resolver = getResolver(parseResolverName(values.resolver));
+  const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
+  for (const [name, value] of [['--url', values.url], ['--base', values.base]] as const) {
+    if (value !== undefined && !resolver.isValidBase(value)) {
+      throw new AbsError(`${name} ${JSON.stringify(value)} is not an absolute URL`, 'ABS_ERR_INVALID_BASE');
+    }
+  }
+  const type = inputType(values.type, input);
+  if (values.output !== undefined && input !== '-' && (await samePath(input, values.output))) {
+    throw new AbsError(`-o ${values.output} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');
+  }
+  const reportOnly = values.links === '-' && values.output === undefined;
+
+  // Set up: links report, output, rewriter.
+  const documentName = input;
+  let links: { write(line: string): void; close(): Promise<void>; abort(): Promise<void> } | null = null;
+  if (values.links === '-') {
+    links = { write: (l) => io.stdout.write(l), close: async () => {}, abort: async () => {} };
+  } else if (values.links !== undefined) {
+    const file = createAtomicFile(values.links);
+    links = { write: (l) => file.stream.write(l), close: () => file.commit(), abort: () => file.abort() };
+  }
+  const onReference = links === null
+    ? undefined
+    : (r: ReferenceRecord): void => {
+        links.write(`${JSON.stringify({ document: documentName, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed })}\n`);
+      };
+  const onWarning = (w: HtmlWarning): void => {
+    const where = w.line !== undefined ? ` (${documentName}:${w.line}:${w.column ?? 0})` : '';
+    report(io, 'warning', w.code, `${w.message}${where}`);
+  };
+  const onBase = values.explain ? (d: BaseDecision): void => explain(io, documentName, d) : undefined;
+  const common = {
+    retrieval: values.url === undefined ? null : { url: values.url },
+    fallback: values.base ?? null,
+    resolver,
+    onWarning,
+    onReference,
+    onBase,
+  };
+  const rewriter: Transform = type === 'css'
+    ? createCssRewriter({ ...common, charset })
+    : createHtmlRewriter({ ...common, charset, exactBase: values['exact-base'], absolutizeFragments: values.fragments, lazyLoad: values['lazy-load'] });
+
+  let output: AtomicFile | null = null;
+  let sink: Writable;
+  if (reportOnly) sink = new Writable({ write: (_c, _e, cb) => cb() });
+  else if (values.output !== undefined) {
+    output = createAtomicFile(values.output);
+    sink = output.stream;
+  } else sink = io.stdout as Writable;
+
+  const source: Readable = input === '-' ? (io.stdin as Readable) : createReadStream(input);
+  try {
+    await pipeline(source, rewriter, sink, { end: sink !== io.stdout });
+    await output?.commit();
+    await links?.close();
+  } catch (err) {
+    await output?.abort();
+    await links?.abort();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT' || e.code === 'EACCES' || e.code === 'EISDIR') {
+      report(io, 'error', 'ABS_ERR_INPUT', `${documentName}: ${e.message}`);
+      return EXIT_INPUT;
+    }
+    throw err;
+  }
+  return EXIT_OK;
+}
+
+function inputType(value: string, input: string): InputType {
+  if (value === 'html' || value === 'css') return value;
+  if (value === 'mime' || value === 'mbox') throw new AbsError(`--type ${value} is not supported yet`, 'ABS_ERR_USAGE');
+  if (value !== 'auto') throw new AbsError(`--type must be html, css or auto, not ${JSON.stringify(value)}`, 'ABS_ERR_USAGE');
+  const ext = extname(input).toLowerCase();
+  const notYet = NOT_YET[ext];
+  if (notYet !== undefined) throw new AbsError(`${input}: ${notYet} input is not supported yet`, 'ABS_ERR_USAGE');
+  return EXTENSION_TYPES[ext] ?? 'html';
+}
+
+async function samePath(a: string, b: string): Promise<boolean> {
+  const real = async (p: string): Promise<string> => realpath(p).catch(() => resolvePath(p));
+  return (await real(a)) === (await real(b));
+}
+
+/** `--explain`: the base decision and the chain beneath it, one layer a line. */
+function explain(io: CliIo, document: string, decision: BaseDecision): void {
+  const lines = [`absolutize: base of ${document}: ${decision.url ?? '(none)'} [${decision.source}]`];
+  for (let d: BaseDecision | null = decision; d !== null; d = d.below) {
+    lines.push(`  ${d.source}: ${d.url ?? '(none)'}${d.raw !== null && d.raw !== d.url ? ` (written ${JSON.stringify(d.raw)})` : ''}`);
+    if (d.redirects !== undefined) for (const r of d.redirects) lines.push(`    redirected from ${r}`);
+  }
+  for (const i of decision.ignored) lines.push(`  ignored ${i.source} ${JSON.stringify(i.raw)}: ${i.reason}`);
+  io.stderr.write(`${lines.join('\n')}\n`);
+}
