@@ -1,0 +1,84 @@
+/**
+ * `npm run bench`: HTML rewriting throughput as ratios measured in one run (SPEC §8), and peak memory.
+ * - floor: a no-op pass of parse5's SAX parser (parse5-sax-parser, no listeners) over the same pages;
+ * - peer: lxml `make_links_absolute` + serialize (Debian python3-lxml);
+ * - corpora: the 258 real pages of htmlparser-benchmark, and one generated link-dense document;
+ * - streaming: a generated document of BENCH_STREAM_MB (default 1024) through the stream, peak RSS.
+ * Each engine runs in its own process; a figure is the best of BENCH_REPEAT (default 3) passes.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const repeat = Number(process.env['BENCH_REPEAT'] ?? 3);
+const streamMb = Number(process.env['BENCH_STREAM_MB'] ?? 1024);
+const outDir = `${here}out/`;
+mkdirSync(outDir, { recursive: true });
+
+interface Run {
+  bytes: number;
+  seconds: number;
+  maxRssKiB: number;
+}
+
+function node(args: string[]): Run {
+  return JSON.parse(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 })) as Run;
+}
+
+function lxml(files: string[]): Run | null {
+  try {
+    return JSON.parse(execFileSync('python3', [`${here}lxml_links.py`, 'https://example.com/a/b/page.html', String(repeat), ...files], { encoding: 'utf8', maxBuffer: 1 << 24 })) as Run;
+  } catch (err) {
+    process.stderr.write(`lxml peer unavailable (apt-get install python3-lxml): ${(err as Error).message.split('\n')[0]}\n`);
+    return null;
+  }
+}
+
+/** A link-dense page: every line a reference of another kind. */
+function linkDense(targetBytes: number): string {
+  const rows = [
+    '<a href="../section/page{i}.html?x={i}&amp;y=2#f">link {i}</a>',
+    '<img src="img/{i}.png" srcset="img/{i}.png 1x, img/{i}@2x.png 2x" alt="">',
+    '<link rel="stylesheet" href="css/{i}.css">',
+    '<div style="background:url(\'bg/{i}.jpg\')">x</div>',
+    '<form action="/post/{i}"><input type="image" src="btn{i}.gif"></form>',
+    '<a href="#top">top</a> <a href="https://absolute.example/{i}">abs</a>',
+  ];
+  let out = '<!doctype html><html><head><meta charset="utf-8"><title>links</title></head><body>\n';
+  for (let i = 0; out.length < targetBytes; i++) out += `${rows[i % rows.length]!.replaceAll('{i}', String(i))}\n`;
+  return `${out}</body></html>\n`;
+}
+
+function mbps(r: Run): number {
+  return r.bytes / 1e6 / r.seconds;
+}
+
+const pagesDir = `${root}node_modules/htmlparser-benchmark/files/`;
+const pages = readdirSync(pagesDir).map((f) => pagesDir + f);
+const dense = `${outDir}link-dense.html`;
+writeFileSync(dense, linkDense(8 << 20));
+
+const lines: string[] = [];
+const say = (s: string): void => {
+  lines.push(s);
+  process.stdout.write(`${s}\n`);
+};
+say(`node ${process.version}, best of ${repeat}`);
+for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], ['link-dense (8 MiB, generated)', [dense]]] as const) {
+  const sax = node([`${here}engines.ts`, 'sax', String(repeat), ...files]);
+  const ours = node([`${here}engines.ts`, 'absolutize', String(repeat), ...files]);
+  const peer = lxml([...files]);
+  say(`\n${name}: ${(ours.bytes / 1e6).toFixed(1)} MB`);
+  say(`  parse5 SAX no-op     ${mbps(sax).toFixed(1).padStart(7)} MB/s   peak RSS ${(sax.maxRssKiB / 1024).toFixed(0)} MiB`);
+  say(`  absolutize           ${mbps(ours).toFixed(1).padStart(7)} MB/s   peak RSS ${(ours.maxRssKiB / 1024).toFixed(0)} MiB`);
+  if (peer !== null) say(`  lxml links+serialize ${mbps(peer).toFixed(1).padStart(7)} MB/s   peak RSS ${(peer.maxRssKiB / 1024).toFixed(0)} MiB`);
+  say(`  ratio absolutize / SAX no-op: ${(mbps(ours) / mbps(sax)).toFixed(2)}x${peer !== null ? `   absolutize / lxml: ${(mbps(ours) / mbps(peer)).toFixed(2)}x` : ''}`);
+}
+
+if (streamMb > 0) {
+  const r = node([`${here}stream-memory.ts`, String(streamMb)]);
+  say(`\nstreaming ${streamMb} MiB of generated HTML: ${mbps(r).toFixed(1)} MB/s, peak RSS ${(r.maxRssKiB / 1024).toFixed(0)} MiB`);
+}
+writeFileSync(`${outDir}latest.txt`, `${lines.join('\n')}\n`);

@@ -1,0 +1,38 @@
+/**
+ * One engine over a set of files, in its own process (so that peak memory is its own):
+ *   node bench/engines.ts sax|absolutize REPEAT FILE...
+ * Prints JSON: { bytes, seconds (best of REPEAT), maxRssKiB }.
+ */
+import { readFileSync } from 'node:fs';
+import { SAXParser } from 'parse5-sax-parser';
+import { absolutizeHtml } from '../dist/html/stream.js';
+
+const [engine, repeatArg, ...files] = process.argv.slice(2);
+const repeat = Number(repeatArg);
+const docs = files.map((f) => readFileSync(f));
+const total = docs.reduce((n, d) => n + d.length, 0);
+
+/** The floor of a parse5 design: its SAX parser with no listeners, on the decoded text. */
+async function saxPass(doc: Buffer): Promise<void> {
+  const parser = new SAXParser();
+  await new Promise<void>((resolve, reject) => {
+    parser.on('finish', resolve);
+    parser.on('error', reject);
+    parser.end(doc.toString('utf8'));
+  });
+}
+
+async function absolutizePass(doc: Buffer): Promise<void> {
+  await absolutizeHtml(doc, { retrieval: { url: 'https://example.com/a/b/page.html' } });
+}
+
+let best = Infinity;
+for (let r = 0; r < repeat; r++) {
+  const t0 = performance.now();
+  for (const doc of docs) {
+    if (engine === 'sax') await saxPass(doc);
+    else await absolutizePass(doc);
+  }
+  best = Math.min(best, (performance.now() - t0) / 1000);
+}
+process.stdout.write(`${JSON.stringify({ bytes: total, seconds: best, maxRssKiB: process.resourceUsage().maxRSS })}\n`);
