@@ -65,6 +65,12 @@ export interface ApplyOptions {
   readonly fragments?: boolean | undefined;
   /** An encoding other than the document's for the query (CSS in a `style` attribute is UTF-8 in Chromium). */
   readonly encoding?: string | undefined;
+  /**
+   * The document's own URL where a reference resolving to it plus a fragment designates an element of this
+   * document (SVG resource references: Blink's same-document rule). Such a reference is written as its fragment
+   * alone, so that it stays same-document wherever the copy is opened (unless fragments are absolutized).
+   */
+  readonly sameDocument?: string | null | undefined;
 }
 
 export class ReferencePolicy {
@@ -136,6 +142,11 @@ export class ReferencePolicy {
     }
     this.stats.rewritten++;
     report(r.href, true);
+    const document = options.sameDocument;
+    if (document != null && this.options.absolutizeFragments !== true) {
+      const hash = r.href.indexOf('#');
+      if (hash !== -1 && r.href.slice(0, hash) === withoutFragment(document)) return r.href.slice(hash);
+    }
     return r.href;
   }
 }
@@ -156,4 +167,9 @@ export function isSchemeRelative(reference: string, base: string | null): boolea
   const after = reference.slice(colon + 1).replace(/[\t\n\r]/g, '');
   const isSlash = (c: string | undefined): boolean => c === '/' || c === '\\';
   return !(isSlash(after[0]) && isSlash(after[1]));
+}
+
+function withoutFragment(url: string): string {
+  const hash = url.indexOf('#');
+  return hash === -1 ? url : url.slice(0, hash);
 }

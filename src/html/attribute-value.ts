@@ -104,7 +104,7 @@ export function decodeAttributeValue(raw: string, codec: RawCodec, decodeReferen
       value += '&';
       i = amp + 1;
     } else {
-      const text = String.fromCharCode(...decodedCodePoints);
+      const text = String.fromCodePoint(...decodedCodePoints);
       for (let k = 0; k < text.length; k++) rawAt.push(amp);
       value += text;
       i = amp + consumed;

@@ -97,11 +97,49 @@ describe('attributes', () => {
   });
 });
 
+describe('more attribute kinds', () => {
+  it('writes an SVG resource reference to this document as its fragment, so it stays same-document', async () => {
+    expect(await rewrite(`<svg><use href="page.html#p"/><use href="other.svg#p"/><a href="page.html#p"></a></svg>`)).toBe(
+      `<svg><use href="#p"/><use href="http://example.com/docs/other.svg#p"/><a href="http://example.com/docs/page.html#p"></a></svg>`,
+    );
+    expect(await rewrite(`<svg><use href="page.html#p"/></svg>`, { retrieval, absolutizeFragments: true })).toBe(
+      `<svg><use href="http://example.com/docs/page.html#p"/></svg>`,
+    );
+  });
+
+  it('rewrites RDFa IRIs but not safe CURIEs, blank nodes or CURIEs', async () => {
+    expect(await rewrite(`<div vocab="v/" about="#me" resource="r"><span href="h" src="s" about="[ex:x]" resource="_:b"></span><p about="foaf:x">`)).toBe(
+      `<div vocab="http://example.com/docs/v/" about="#me" resource="http://example.com/docs/r"><span href="http://example.com/docs/h" src="http://example.com/docs/s" about="[ex:x]" resource="_:b"></span><p about="foaf:x">`,
+    );
+  });
+
+  it('rewrites lazy-load attributes only with the option', async () => {
+    const html = `<img data-src="a.png" data-lazy-src="b.png" data-srcset="c.png 2x" data-original="d.png">`;
+    expect(await rewrite(html)).toBe(html);
+    expect(await rewrite(html, { retrieval, lazyLoad: true })).toBe(
+      `<img data-src="http://example.com/docs/a.png" data-lazy-src="http://example.com/docs/b.png" data-srcset="http://example.com/docs/c.png 2x" data-original="http://example.com/docs/d.png">`,
+    );
+  });
+
+  it('decodes astral character references whole (the query of a legacy document gets the code point)', async () => {
+    const r = await absolutizeHtml(Buffer.from('<a href="?s=&#x1F600;">'), { retrieval, charset: 'windows-1252' });
+    expect(r.output.toString('latin1')).toBe('<a href="http://example.com/docs/page.html?s=%26%23128512%3B">');
+  });
+});
+
 describe('base', () => {
   it('uses the first <base href>, resolved against the retrieval URL, and rewrites it to absolute', async () => {
     const r = await absolutizeHtml(`<head><base href="../sub/"><base href="http://wrong/"></head><a href="x">`, { retrieval });
     expect(r.output).toBe(`<head><base href="http://example.com/sub/"><base href="http://wrong/"></head><a href="http://example.com/sub/x">`);
     expect(r.base).toMatchObject({ source: 'embedded', url: 'http://example.com/sub/' });
+  });
+
+  it('resolves every base href against the layers below, not against itself', async () => {
+    // https://html.spec.whatwg.org/multipage/semantics.html#set-the-frozen-base-url: a second <base> is resolved
+    // against the fallback base too; so is the first (it *is* the embedded layer).
+    expect(await rewrite(`<base href="frames/"><base href="../second/"><a href="x">`)).toBe(
+      `<base href="http://example.com/docs/frames/"><base href="http://example.com/second/"><a href="http://example.com/docs/frames/x">`,
+    );
   });
 
   it('applies the base to references before the <base> element too', async () => {

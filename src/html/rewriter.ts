@@ -24,6 +24,7 @@ import type { DecodedValue, RawCodec } from './attribute-value.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler, Namespace } from './tokenizer-driver.ts';
 import { urlPieces, lookupUrlAttribute, cssPieces, jsonScriptPieces } from './url-pieces.ts';
+import { SVG_RESOURCE_REFERENCE_ELEMENTS } from './url-attributes.ts';
 
 export type { ReferenceRecord } from '../base/reference-policy.ts';
 
@@ -354,6 +355,10 @@ export class HtmlRewriteCore implements DriverHandler {
       if (spec.base === 'applet-codebase') {
         if (appletBase === undefined) appletBase = this.appletCodebase(token);
         base = appletBase;
+      } else if (tag === 'base' && ns === 'html' && name === 'href' && this.base?.source === 'embedded') {
+        // Every base element's href is resolved against the fallback base, the layers below the embedded one
+        // (https://html.spec.whatwg.org/multipage/semantics.html#set-the-frozen-base-url step 2).
+        base = this.base.below?.url ?? null;
       } else if (spec.syntax === 'meta-refresh' && beforeBase && this.base?.source === 'embedded') {
         // Chromium resolves a refresh URL when the <meta> is parsed: a <base> after it does not apply.
         base = this.base.below?.url ?? null;
@@ -368,8 +373,9 @@ export class HtmlRewriteCore implements DriverHandler {
       // Chromium encodes the query of a url() in a style attribute (or SVG presentation attribute) as UTF-8,
       // whatever the document's encoding; <style> text uses the document's encoding.
       const encoding = spec.syntax === 'style' || spec.syntax === 'css-presentation' ? 'utf-8' : undefined;
+      const sameDocument = ns === 'svg' && spec.syntax === 'url' && SVG_RESOURCE_REFERENCE_ELEMENTS.has(tag) ? this.options.retrieval?.url : undefined;
       for (const piece of pieces) {
-        const resolved = this.policy!.apply(piece.value, at, { base, fragments, encoding });
+        const resolved = this.policy!.apply(piece.value, at, { base, fragments, encoding, sameDocument });
         if (resolved === null) continue;
         this.addEdit({
           start: valueStart + decoded.toRaw(piece.start),

@@ -19,7 +19,9 @@ export type UrlSyntax =
   /** An SVG presentation attribute whose value may hold `url()` (`fill`, `clip-path`, …). */
   | 'css-presentation'
   /** An HTML document (`iframe srcdoc`). */
-  | 'srcdoc';
+  | 'srcdoc'
+  /** An RDFa 1.1 IRI-or-CURIE (`about`, `resource`): a safe CURIE `[…]` or a blank node `_:…` is not a URL. */
+  | 'rdfa';
 
 export interface UrlAttributeSpec {
   readonly syntax: UrlSyntax;
@@ -38,15 +40,18 @@ const srcset: UrlAttributeSpec = { syntax: 'srcset', base: 'document' };
 const style: UrlAttributeSpec = { syntax: 'style', base: 'document' };
 const lazyUrl: UrlAttributeSpec = { syntax: 'url', base: 'document', optional: 'lazy-load' };
 const lazySrcset: UrlAttributeSpec = { syntax: 'srcset', base: 'document', optional: 'lazy-load' };
+const rdfa: UrlAttributeSpec = { syntax: 'rdfa', base: 'document' };
 
 /** HTML elements by attribute: attribute → element → spec. `*` matches every element. */
 const HTML: ReadonlyMap<string, ReadonlyMap<string, UrlAttributeSpec>> = table({
   // §1 Current HTML.
-  href: { a: url, area: url, link: url, base: url, img: url /* wget table */, embed: url /* wget table */ },
+  // RDFa 1.1 (§3 of the table) lets href and src sit on any element; an RDFa processor resolves them against the base.
+  href: { a: url, area: url, link: url, base: url, img: url /* wget table */, embed: url /* wget table */, '*': url },
   src: {
     audio: url, embed: url, iframe: url, img: url, input: url, script: url, source: url, track: url, video: url,
     // §2 legacy: frame; bgsound (IE); layer, ilayer (Netscape 4); fig (HTML 3); overlay.
     frame: url, bgsound: url, layer: url, ilayer: url, fig: url, overlay: url,
+    '*': url, // RDFa
   },
   srcset: { img: srcset, source: srcset },
   imagesrcset: { link: srcset },
@@ -80,12 +85,29 @@ const HTML: ReadonlyMap<string, ReadonlyMap<string, UrlAttributeSpec>> = table({
   'data-src': { '*': lazyUrl },
   'data-srcset': { '*': lazySrcset },
   'data-original': { '*': lazyUrl },
+  'data-lazy-src': { '*': lazyUrl },
+  'data-lazy-srcset': { '*': lazySrcset },
+  // §3 RDFa 1.1: subject and object IRIs, and the vocabulary IRI. (`prefix` maps names to IRIs that are
+  // absolute in practice; it is left as it is.)
+  about: { '*': rdfa },
+  resource: { '*': rdfa },
+  vocab: { '*': url },
 });
 
 // §3 SVG: href and xlink:href on every element (most are "#id", which stays as it is); presentation attributes
 // that take url().
 const SVG_PRESENTATION = new Set(['fill', 'stroke', 'clip-path', 'mask', 'filter', 'marker-start', 'marker-mid', 'marker-end', 'cursor']);
 const cssPresentation: UrlAttributeSpec = { syntax: 'css-presentation', base: 'document' };
+
+/**
+ * SVG elements whose href is a resource reference (an element to use, paint with, animate…): Blink treats one
+ * that resolves to the document's own URL plus a fragment as a reference into this document, never fetched.
+ * Names as the tokenizer gives them (lowercase).
+ */
+export const SVG_RESOURCE_REFERENCE_ELEMENTS: ReadonlySet<string> = new Set([
+  'use', 'pattern', 'lineargradient', 'radialgradient', 'filter', 'textpath', 'mpath', 'animate', 'set',
+  'animatemotion', 'animatetransform', 'animatecolor', 'tref', 'feimage', 'altglyph', 'glyphref',
+]);
 
 // §3 MathML: href on any element; mglyph src; math altimg; definitionURL (parse5 adjusts the case).
 const MATHML: ReadonlyMap<string, ReadonlyMap<string, UrlAttributeSpec>> = table({

@@ -50,6 +50,12 @@ export function urlPieces(spec: UrlAttributeSpec, value: string): Piece[] {
 
 function spansOf(syntax: UrlAttributeSpec['syntax'], value: string): ReadonlyArray<{ start: number; end: number }> {
   switch (syntax) {
+    case 'rdfa': {
+      // RDFa 1.1 §7.4: "[prefix:ref]" is a safe CURIE and "_:name" a blank node; neither is a URL.
+      const trimmed = value.replace(/^[ \t\n\f\r]+/, '');
+      if (trimmed.startsWith('[') || trimmed.startsWith('_:')) return [];
+      return spansOf('url', value);
+    }
     case 'url': {
       // The URL without the ASCII whitespace around it, which is kept as it is.
       let start = 0;

@@ -64,7 +64,9 @@
       archive: 'spaces',
       usemap: 'verbatim',
     },
-    applet: { codebase: 'url', code: 'url', object: 'url', archive: 'commas' },
+    // No browser runs applets: the truth is HTML 4 §13.4 — code, object and archive are relative to codebase,
+    // itself relative to the document base.
+    applet: { codebase: 'url', code: 'applet-url', object: 'applet-url', archive: 'applet-commas' },
     body: { background: 'url' },
     table: tableBg,
     thead: tableBg,
@@ -356,6 +358,23 @@
         .map((t) => t.trim())
         .filter((t) => t !== '')
         .forEach((t, i) => push(prefix, el, root, name, i, t, anchor(doc, t), 'anchor'));
+    } else if (kind === 'applet-url' || kind === 'applet-commas') {
+      const codebase = el.getAttribute('codebase');
+      const base = codebase === null ? doc.baseURI : anchor(doc, codebase);
+      const against = (t) => {
+        try {
+          return new URL(t, base).href;
+        } catch {
+          return null;
+        }
+      };
+      if (kind === 'applet-url') push(prefix, el, root, name, null, raw, against(raw.trim()), 'html4-codebase');
+      else
+        raw
+          .split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== '')
+          .forEach((t, i) => push(prefix, el, root, name, i, t, against(t), 'html4-codebase'));
     } else if (kind === 'svg-ref') {
       const r = localOrAbsolute(doc, raw);
       push(prefix, el, root, name, null, raw, r, r.startsWith('local:') ? 'local' : 'anchor');

@@ -18,8 +18,43 @@ function index(refs: readonly ResolvedRef[], side: 'expected' | 'actual', out: M
   return map;
 }
 
+function withoutFragment(url: string): string {
+  const i = url.indexOf('#');
+  return i === -1 ? url : url.slice(0, i);
+}
+
+/** The URLs of the two documents compared: the original's, and that of the copy (rewritten, relocated). */
+export interface DocumentUrls {
+  readonly original: string;
+  readonly copy: string;
+}
+
+/**
+ * What a reference of the copy may resolve to, given what it resolved to in the original.
+ *
+ * Same-document references (issue "HTML and CSS" §3, RFC 3986 §4.4): an empty or fragment-only reference is left
+ * as it is by default, so in the copy it designates the copy itself — where the original's resolved to the
+ * original document's URL, the copy's may resolve to the copy's URL, with the same fragment. The same holds for
+ * the base of an `iframe srcdoc` document of a page without `<base>` (its fallback base is the parent's URL).
+ * Resolving exactly as in the original (fragments absolutized, or a `<base>` pointing at the original) is
+ * accepted too.
+ */
+export function acceptedInCopy(exp: ResolvedRef, docs: DocumentUrls | undefined): readonly (string | null)[] {
+  const resolved = exp.resolved;
+  if (docs === undefined || resolved === null || docs.original === docs.copy) return [resolved];
+  const original = withoutFragment(docs.original);
+  const copy = withoutFragment(docs.copy);
+  const raw = exp.raw.trim();
+  if ((raw === '' || raw.startsWith('#')) && (resolved === original || resolved.startsWith(original + '#'))) {
+    return [resolved, copy + resolved.slice(original.length)];
+  }
+  const srcdoc = 'about:srcdoc base=';
+  if (resolved === srcdoc + original) return [resolved, srcdoc + copy];
+  return [resolved];
+}
+
 /** Mismatches between the references of `expected` and `actual`, matched by id. */
-export function compareRefs(expected: readonly ResolvedRef[], actual: readonly ResolvedRef[]): Mismatch[] {
+export function compareRefs(expected: readonly ResolvedRef[], actual: readonly ResolvedRef[], docs?: DocumentUrls): Mismatch[] {
   const out: Mismatch[] = [];
   const e = index(expected, 'expected', out);
   const a = index(actual, 'actual', out);
@@ -29,7 +64,7 @@ export function compareRefs(expected: readonly ResolvedRef[], actual: readonly R
       out.push({ kind: 'missing', id, expected: exp });
       continue;
     }
-    const equal = exp.resolved === act.resolved || (exp.optional === true && exp.raw === act.raw);
+    const equal = acceptedInCopy(exp, docs).includes(act.resolved) || (exp.optional === true && exp.raw === act.raw);
     if (!equal) out.push({ kind: 'different', id, expected: exp, actual: act });
   }
   for (const [id, act] of a) {
@@ -52,7 +87,7 @@ export function compareRequests(expected: readonly string[], actual: readonly st
 }
 
 export function compareCollections(expected: Collected, actual: Collected): Mismatch[] {
-  return [...compareRefs(expected.refs, actual.refs), ...compareRequests(expected.requests, actual.requests)];
+  return [...compareRefs(expected.refs, actual.refs, { original: expected.url, copy: actual.url }), ...compareRequests(expected.requests, actual.requests)];
 }
 
 /** Human-readable, one line per mismatch. */
