@@ -7,7 +7,7 @@
  * Each engine runs in its own process; a figure is the best of BENCH_REPEAT (default 3) passes.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -27,9 +27,12 @@ function node(args: string[]): Run {
   return JSON.parse(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 })) as Run;
 }
 
+// Debian's python3-lxml lives with Debian's interpreter, which may not be the first python3 on PATH.
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+
 function lxml(files: string[]): Run | null {
   try {
-    return JSON.parse(execFileSync('python3', [`${here}lxml_links.py`, 'https://example.com/a/b/page.html', String(repeat), ...files], { encoding: 'utf8', maxBuffer: 1 << 24 })) as Run;
+    return JSON.parse(execFileSync(PYTHON, [`${here}lxml_links.py`, 'https://example.com/a/b/page.html', String(repeat), ...files], { encoding: 'utf8', maxBuffer: 1 << 24 })) as Run;
   } catch (err) {
     process.stderr.write(`lxml peer unavailable (apt-get install python3-lxml): ${(err as Error).message.split('\n')[0]}\n`);
     return null;

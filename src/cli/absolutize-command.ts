@@ -2,8 +2,7 @@
  * `absolutize [INPUT] [-o OUT] --url URL --base URL --type html|css|auto ...`: the main job (SPEC §7).
  * A Unix filter (stdin → stdout) or a file tool; the output is written atomically.
  */
-import { createReadStream } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { open, realpath } from 'node:fs/promises';
 import { extname, resolve as resolvePath } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Readable, Transform } from 'node:stream';
@@ -134,7 +133,16 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     sink = output.stream;
   } else sink = io.stdout as Writable;
 
-  const source: Readable = input === '-' ? (io.stdin as Readable) : createReadStream(input);
+  // Open the input before anything is created, so that a missing input leaves no output behind.
+  let source: Readable;
+  try {
+    source = input === '-' ? (io.stdin as Readable) : (await open(input, 'r')).createReadStream();
+  } catch (err) {
+    await output?.abort();
+    await links?.abort();
+    report(io, 'error', 'ABS_ERR_INPUT', `${documentName}: ${(err as Error).message}`);
+    return EXIT_INPUT;
+  }
   try {
     await pipeline(source, rewriter, sink, { end: sink !== io.stdout });
     await output?.commit();

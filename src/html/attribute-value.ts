@@ -76,6 +76,14 @@ const entityDecoder = new HtmlEntityDecoder((cp) => {
  * in the document encoding: such a value is left exactly as it is.
  */
 export function decodeAttributeValue(raw: string, codec: RawCodec, decodeReferences = true): DecodedValue | null {
+  const decoded = decodeWithReferences(raw, codec, decodeReferences);
+  // The tokenizer turns U+0000 in attribute values and raw text into U+FFFD
+  // (https://html.spec.whatwg.org/multipage/parsing.html#attribute-value-(double-quoted)-state); one unit for one.
+  if (decoded === null || !decoded.value.includes('\0')) return decoded;
+  return { value: decoded.value.replaceAll('\0', '\uFFFD'), toRaw: decoded.toRaw };
+}
+
+function decodeWithReferences(raw: string, codec: RawCodec, decodeReferences: boolean): DecodedValue | null {
   if (!decodeReferences || raw.indexOf('&') === -1) return decodeRawText(raw, codec);
 
   // Boundaries: for each character boundary of `value`, the raw offset. Built run by run.

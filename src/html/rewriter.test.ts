@@ -30,8 +30,13 @@ describe('attributes', () => {
     expect(await rewrite(`<a href="a?b=1&amp;c=2">`)).toBe(`<a href="http://example.com/docs/a?b=1&amp;c=2">`);
     expect(await rewrite(`<a href='it&#39;s'>`)).toBe(`<a href='http://example.com/docs/it&#39;s'>`);
     expect(await rewrite(`<a href=&#x2e;&#x2e;/up>`)).toBe(`<a href=http://example.com/up>`);
-    // Not a reference in an attribute value ("&amp=" is literal there).
-    expect(await rewrite(`<a href="?x&amp=1">`)).toBe(`<a href="http://example.com/docs/page.html?x&amp;amp=1">`);
+    // Not a reference in an attribute value ("&amp=" is literal there): kept as written, it still is.
+    expect(await rewrite(`<a href="?x&amp=1">`)).toBe(`<a href="http://example.com/docs/page.html?x&amp=1">`);
+    // The author's spelling of the unchanged end of a reference is kept: a bare "&" stays bare, "&amp;" stays.
+    expect(await rewrite(`<a href="min/?b=css&f=a.css">`)).toBe(`<a href="http://example.com/docs/min/?b=css&f=a.css">`);
+    expect(await rewrite(`<a href="min/?b=css&amp;f=a.css">`)).toBe(`<a href="http://example.com/docs/min/?b=css&amp;f=a.css">`);
+    // A prefix that changes is escaped in full.
+    expect(await rewrite(`<a href="../a&b/x">`, { retrieval: { url: 'http://example.com/d&amp;/e/' } })).toBe(`<a href="http://example.com/d&amp;amp;/a&b/x">`);
   });
 
   it('treats a same-scheme "http:g" as relative, as browsers do', async () => {

@@ -106,6 +106,8 @@ export class HtmlRewriteCore implements DriverHandler {
 
   private committed = false;
   private passthrough = false;
+  /** The start offset of the first token longer than maxTokenBytes: from there on, bytes pass through. */
+  private limitAt: number | null = null;
   private ended = false;
   private seenBaseHref = false;
   private embeddedBase: string | null = null;
@@ -146,8 +148,13 @@ export class HtmlRewriteCore implements DriverHandler {
     this.ended = true;
     if (!this.passthrough) {
       this.driver.write('', true);
-      if (!this.committed) this.commit();
-      this.processQueue();
+      const pending = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
+      if (this.limitAt !== null) this.stopAtTokenLimit(this.limitAt);
+      else if (this.bufStart + this.buf.length - pending > this.limits.maxTokenBytes) this.stopAtTokenLimit(pending);
+      else {
+        if (!this.committed) this.commit();
+        this.processQueue();
+      }
     }
     this.flush(this.bufStart + this.buf.length);
     this.syncStats();
@@ -168,6 +175,7 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   private afterInput(): void {
+    if (this.limitAt !== null) return this.stopAtTokenLimit(this.limitAt);
     if (!this.committed) {
       if (this.written <= this.lookaheadLimit()) return;
       this.commitAtLimit();
@@ -175,18 +183,15 @@ export class HtmlRewriteCore implements DriverHandler {
     this.processQueue();
     const safe = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
     this.flush(safe);
-    if (this.bufStart + this.buf.length - safe > this.limits.maxTokenBytes) {
-      // One token (or one <style> text) larger than the limit: stop rewriting, keep every byte.
-      this.warn({ code: 'token-limit', message: `a token longer than ${this.limits.maxTokenBytes} bytes: the rest of the document passes through unchanged` });
-      this.passthrough = true;
-      this.queue.length = 0;
-      this.flush(this.bufStart + this.buf.length);
-    }
+    // A token (or <style> text) still open and already longer than the limit: it will be over the limit when
+    // it ends, or at the end of input; stop here rather than hold it.
+    if (this.bufStart + this.buf.length - safe > this.limits.maxTokenBytes) this.stopAtTokenLimit(safe);
   }
 
   // --- tokenizer events -------------------------------------------------------------------------------------
 
   onStartTag(token: Token.TagToken, ns: Namespace): void {
+    if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
     const tag = token.tagName;
     let firstBase = false;
     if (!this.committed && token.location!.endOffset > this.lookaheadLimit()) this.commitAtLimit();
@@ -221,6 +226,8 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   onEndTag(token: Token.TagToken, ns: Namespace): void {
+    if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
+    if (this.openText !== null && this.overTokenLimit(this.openText.start, token.location!.startOffset)) return;
     const tag = token.tagName;
     if (ns === 'html' && tag === 'template' && this.templateDepth > 0) this.templateDepth--;
     if (tag === this.textElement) this.textElement = null;
@@ -233,13 +240,41 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   onText(): void {
+    if (this.limitAt !== null) return;
     // Character data outside head elements starts the body (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead,
     // "anything else": pop head, reprocess in "after head", which inserts a body).
     if (!this.committed && this.textElement === null && !this.holdsBeyondHead()) this.commit();
   }
 
-  onComment(): void {}
-  onDoctype(): void {}
+  onComment(token: Token.CommentToken): void {
+    this.overTokenLimit(token.location!.startOffset, token.location!.endOffset);
+  }
+
+  onDoctype(token: Token.DoctypeToken): void {
+    this.overTokenLimit(token.location!.startOffset, token.location!.endOffset);
+  }
+
+  /**
+   * Whether rewriting has stopped at a token longer than maxTokenBytes (this one or an earlier one). The rule
+   * depends on the token's offsets only, so the output is the same however the input was chunked.
+   */
+  private overTokenLimit(start: number, end: number): boolean {
+    if (this.limitAt !== null) return true;
+    if (end - start <= this.limits.maxTokenBytes) return false;
+    this.limitAt = start;
+    return true;
+  }
+
+  /** Stops rewriting at `offset`: edits before it are applied; every byte from it on passes through. */
+  private stopAtTokenLimit(offset: number): void {
+    if (!this.committed) this.commit();
+    this.processQueue();
+    this.flush(offset);
+    this.warn({ code: 'token-limit', message: `a token longer than ${this.limits.maxTokenBytes} bytes: the rest of the document passes through unchanged` });
+    this.passthrough = true;
+    this.queue.length = 0;
+    this.flush(this.bufStart + this.buf.length);
+  }
   onEof(): void {}
 
   /** With exactBase, nothing but the first base href (or the end, or the limit) commits. */
@@ -377,10 +412,12 @@ export class HtmlRewriteCore implements DriverHandler {
       for (const piece of pieces) {
         const resolved = this.policy!.apply(piece.value, at, { base, fragments, encoding, sameDocument });
         if (resolved === null) continue;
+        const text = piece.serialize(resolved);
+        const keep = keptSuffix(decoded, piece.start, piece.end, text);
         this.addEdit({
           start: valueStart + decoded.toRaw(piece.start),
-          end: valueStart + decoded.toRaw(piece.end),
-          text: this.codec.encode(escapeAttributeText(piece.serialize(resolved), loc.quote), 'html'),
+          end: valueStart + decoded.toRaw(piece.end - keep),
+          text: this.codec.encode(escapeAttributeText(text.slice(0, text.length - keep), loc.quote), 'html'),
         });
       }
     }
@@ -450,6 +487,7 @@ export class HtmlRewriteCore implements DriverHandler {
         // about:srcdoc documents are UTF-8.
         encoding: 'utf-8',
         onWarning: (w) => this.warn(w),
+        onBase: undefined, // the document's base is the one reported; a srcdoc's is its parent's, or its own <base>
       },
       IDENTITY_CODEC,
       () => {},
@@ -501,4 +539,19 @@ export class HtmlRewriteCore implements DriverHandler {
     this.bufStart = upTo;
     if (out.length > 0) this.sink(out);
   }
+}
+
+/**
+ * How many trailing characters of the replacement equal the original's, and can keep their raw bytes: the end
+ * of a relative reference usually survives resolution ("img/a.png?x=1&amp;y=2" → "https://h/d/img/a.png?x=1&y=2"),
+ * and keeping it as written keeps the author's character references (`&amp;` or a bare `&`) byte for byte.
+ * The cut falls only between whole raw characters (never inside a character reference).
+ */
+function keptSuffix(decoded: DecodedValue, start: number, end: number, replacement: string): number {
+  let k = 0;
+  const max = Math.min(end - start, replacement.length);
+  while (k < max && decoded.value.charCodeAt(end - 1 - k) === replacement.charCodeAt(replacement.length - 1 - k)) k++;
+  // Back off until the cut is at the start of a raw character (an entity's units all map to its "&").
+  while (k > 0 && end - k > start && decoded.toRaw(end - k - 1) === decoded.toRaw(end - k)) k--;
+  return k;
 }

@@ -26,11 +26,19 @@ function isUtf8(encoding: string | undefined): boolean {
  * Returns the serialized URL (`href`), or null on failure.
  */
 export function parseWhatwgUrl(input: string, base: string, encoding?: string): string | null {
-  if (isUtf8(encoding)) return URL.parse(input, base)?.href ?? null;
+  // The encoding only decides how non-ASCII characters of the query are written ("percent-encode after
+  // encoding" maps ASCII to itself in every output encoding: https://encoding.spec.whatwg.org/#get-an-output-encoding
+  // leaves only ASCII-compatible ones). So ASCII input takes the fast path whatever the document's encoding.
+  if (isUtf8(encoding) || isAsciiOnly(input)) return URL.parse(input, base)?.href ?? null;
   const baseURL = whatwgUrl.parseURL(base);
   if (baseURL === null) return null;
   const url = whatwgUrl.parseURL(input, { baseURL, encoding: (encoding ?? 'utf-8').trim().toLowerCase() });
   return url === null ? null : whatwgUrl.serializeURL(url);
+}
+
+function isAsciiOnly(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 // https://url.spec.whatwg.org/#special-scheme
