@@ -16,6 +16,9 @@ import { HtmlRewriteCore } from './rewriter.ts';
 import type { HtmlRewriteOptions, HtmlRewriteStats, HtmlWarning, ReferenceRecord } from './rewriter.ts';
 import type { BaseDecision } from '../base/base.ts';
 
+/** The largest piece of input tokenized at once (see HtmlRewriterStream.feed). */
+const FEED_SLICE_BYTES = 64 * 1024;
+
 export interface HtmlStreamOptions extends Omit<HtmlRewriteOptions, 'encoding'> {
   /** The transport charset (HTTP or MIME `Content-Type` charset, or `--charset`): beats `<meta>`. */
   readonly charset?: string | undefined;
@@ -55,7 +58,7 @@ export class HtmlRewriterStream extends Transform {
       } else if (this.passthrough) {
         this.push(chunk);
       } else {
-        this.core!.write(chunk.toString('latin1'));
+        this.feed(chunk);
       }
       callback();
     } catch (err) {
@@ -99,7 +102,17 @@ export class HtmlRewriterStream extends Transform {
     this.core = new HtmlRewriteCore({ ...this.options, encoding: sniffed.encoding }, byteCodec(sniffed.encoding), sink);
     if (sniffed.bomLength > 0) this.push(first.subarray(0, sniffed.bomLength));
     const rest = first.subarray(sniffed.bomLength);
-    if (rest.length > 0) this.core.write(rest.toString('latin1'));
+    if (rest.length > 0) this.feed(rest);
+  }
+
+  /**
+   * Feeds the core in slices of at most FEED_SLICE_BYTES, so that a large chunk (a whole file) is tokenized,
+   * rewritten and written out piece by piece: the tokens waiting for their edits stay few.
+   */
+  private feed(chunk: Buffer): void {
+    for (let i = 0; i < chunk.length; i += FEED_SLICE_BYTES) {
+      this.core!.write(chunk.toString('latin1', i, Math.min(chunk.length, i + FEED_SLICE_BYTES)));
+    }
   }
 }
 
