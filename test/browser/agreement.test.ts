@@ -10,12 +10,10 @@
  * Set AGREEMENT_DUMP=<dir> to write each page's collection as JSON.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapLimit, originalEntryUrl, runAgreement, startOrigins } from '../helpers/agreement.ts';
-import type { Origins } from '../helpers/agreement.ts';
+import { describe, expect, it } from 'vitest';
+import { mapLimit, originalEntryUrl, runAgreement, useAgreementEnvironment } from '../helpers/agreement.ts';
 import type { Collected } from '../helpers/chromium.ts';
-import { chromiumMissingMessage, launchBrowser, loadAndCollect } from '../helpers/chromium.ts';
+import { loadAndCollect } from '../helpers/chromium.ts';
 import { compareCollections, formatMismatches } from '../helpers/compare.ts';
 import { loadCorpus, REQUIRED_COVERAGE } from '../helpers/corpus.ts';
 
@@ -23,34 +21,15 @@ export { runAgreement } from '../helpers/agreement.ts';
 export type { AgreementResult, Rewrite } from '../helpers/agreement.ts';
 
 const pages = loadCorpus();
-let browser: Browser | undefined;
-let origins: Origins | undefined;
 /** First load of every page, by name (filled by the self-check, used by the coverage test). */
 const firstLoads = new Map<string, Collected>();
-
-function requireBrowser(): Browser {
-  if (browser === undefined) {
-    throw new Error(chromiumMissingMessage() ?? 'Chromium failed to launch (see beforeAll error)');
-  }
-  return browser;
-}
-
-beforeAll(async () => {
-  const missing = chromiumMissingMessage();
-  if (missing !== null) throw new Error(missing); // fail, never skip: CI installs Chromium
-  browser = await launchBrowser();
-  origins = await startOrigins(pages);
-});
-
-afterAll(async () => {
-  await origins?.close();
-  await browser?.close();
-});
+const env = useAgreementEnvironment(pages);
+const requireBrowser = env.browser;
 
 describe('chromium agreement harness', () => {
   it('loads each original twice (via redirect, origin A) and collects identical truth', async () => {
     const b = requireBrowser();
-    const o = origins as Origins;
+    const o = env.origins();
     const allowedOrigins = [o.a.origin, o.b.origin];
     const failures: string[] = [];
     const dump = process.env['AGREEMENT_DUMP'];
@@ -95,12 +74,12 @@ describe('chromium agreement harness', () => {
   it('records meta refresh navigations as requests', () => {
     const refresh = firstLoads.get('refresh.html');
     expect(refresh).toBeDefined();
-    const origin = (origins as Origins).a.origin;
+    const origin = env.origins().a.origin;
     expect(refresh?.requests).toContain(`${origin}/docs/b/a.html`);
   });
 
   it('detects a rewrite that leaves relative references relative (served from elsewhere)', async () => {
-    const results = await runAgreement(async (bytes) => bytes, { browser: requireBrowser(), origins: origins as Origins, originals: firstLoads });
+    const results = await runAgreement(async (bytes) => bytes, { browser: requireBrowser(), origins: env.origins(), originals: firstLoads });
     const clean = results.filter((r) => r.mismatches.length === 0).map((r) => r.page);
     // Only documents whose every reference hangs off an absolute <base> survive being moved.
     expect(clean.sort()).toEqual(['roytest1.html', 'roytest2.html', 'roytest3.html', 'roytest4.html', 'roytest5.html']);
@@ -110,7 +89,7 @@ describe('chromium agreement harness', () => {
     const withBase = pages.filter((p) => /<base\s/i.test(p.body.toString('latin1')) && !p.name.startsWith('roytest'));
     const results = await runAgreement(
       async (bytes) => Buffer.from(bytes.toString('latin1').replace(/<base\b[^>]*>/gi, ''), 'latin1'),
-      { browser: requireBrowser(), pages: withBase, origins: origins as Origins, originals: firstLoads },
+      { browser: requireBrowser(), pages: withBase, origins: env.origins(), originals: firstLoads },
     );
     for (const r of results) {
       expect(r.mismatches.length, `${r.page} should mismatch`).toBeGreaterThan(0);
@@ -128,7 +107,7 @@ describe('chromium agreement harness', () => {
     const results = await runAgreement(
       async (bytes, url) =>
         Buffer.from(bytes.toString('utf8').replace('<meta charset="utf-8">', `<base href="${url}">`), 'utf8'),
-      { browser: requireBrowser(), pages: pages.filter((p) => names.has(p.name)), origins: origins as Origins, originals: firstLoads },
+      { browser: requireBrowser(), pages: pages.filter((p) => names.has(p.name)), origins: env.origins(), originals: firstLoads },
     );
     expect(results.map((r) => r.page).sort()).toEqual([...names].sort());
     for (const r of results) {

@@ -3,30 +3,14 @@
  * our rewrite and from another origin and path, to what Chromium resolved in the original at its own URL; and
  * the page makes the same requests. 100%, no exceptions list.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { absolutizeHtml } from '../../src/html/stream.ts';
-import { runAgreement, startOrigins } from '../helpers/agreement.ts';
-import type { Origins } from '../helpers/agreement.ts';
-import { chromiumMissingMessage, launchBrowser } from '../helpers/chromium.ts';
+import { runAgreement, useAgreementEnvironment } from '../helpers/agreement.ts';
 import { formatMismatches } from '../helpers/compare.ts';
 import { loadCorpus } from '../helpers/corpus.ts';
 
 const pages = loadCorpus();
-let browser: Browser | undefined;
-let origins: Origins | undefined;
-
-beforeAll(async () => {
-  const missing = chromiumMissingMessage();
-  if (missing !== null) throw new Error(missing); // fail, never skip: CI installs Chromium
-  browser = await launchBrowser();
-  origins = await startOrigins(pages);
-});
-
-afterAll(async () => {
-  await origins?.close();
-  await browser?.close();
-});
+const env = useAgreementEnvironment(pages);
 
 /** The charset parameter of a Content-Type, if any. */
 function charsetOf(contentType: string): string | undefined {
@@ -38,7 +22,7 @@ describe('rewritten pages agree with Chromium', () => {
     const results = await runAgreement(
       // lazyLoad: the harness records data-src and friends (the corpus has them), so they are rewritten here.
       async (bytes, url, contentType) => (await absolutizeHtml(bytes, { retrieval: { url }, charset: charsetOf(contentType), lazyLoad: true })).output,
-      { browser: browser!, origins: origins! },
+      { browser: env.browser(), origins: env.origins() },
     );
     const total = results.reduce((n, r) => n + r.original.refs.length, 0);
     const report = results.filter((r) => r.mismatches.length > 0).map((r) => `${r.page} (${r.originalUrl}):\n${formatMismatches(r.mismatches)}`);

@@ -3,8 +3,9 @@
  * rewrite, even though the rewritten bytes are served from another origin and path.
  */
 import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import type { Collected } from './chromium.ts';
-import { loadAndCollect, withBrowser } from './chromium.ts';
+import { chromiumMissingMessage, launchBrowser, loadAndCollect, withBrowser } from './chromium.ts';
 import type { Mismatch } from './compare.ts';
 import { compareCollections } from './compare.ts';
 import type { CorpusPage } from './corpus.ts';
@@ -116,4 +117,31 @@ export async function runAgreement(rewrite: Rewrite, options: AgreementOptions =
     }
   };
   return options.browser ? run(options.browser) : withBrowser(run);
+}
+
+/**
+ * Registers the suite's setup: Debian Chromium and the two loopback origins serving `pages`, started before the
+ * tests and closed after. A missing Chromium fails the suite (never skips it: CI installs it).
+ */
+export function useAgreementEnvironment(pages: readonly CorpusPage[]): { browser(): Browser; origins(): Origins } {
+  let browser: Browser | undefined;
+  let origins: Origins | undefined;
+  beforeAll(async () => {
+    const missing = chromiumMissingMessage();
+    if (missing !== null) throw new Error(missing);
+    browser = await launchBrowser();
+    origins = await startOrigins(pages);
+  });
+  afterAll(async () => {
+    await origins?.close();
+    await browser?.close();
+  });
+  return {
+    browser: () => browser ?? unavailable(),
+    origins: () => origins ?? unavailable(),
+  };
+}
+
+function unavailable(): never {
+  throw new Error(chromiumMissingMessage() ?? 'Chromium failed to launch (see the beforeAll error)');
 }
