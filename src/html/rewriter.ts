@@ -25,6 +25,7 @@ import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler, Namespace } from './tokenizer-driver.ts';
 import { urlPieces, lookupUrlAttribute, cssPieces, jsonScriptPieces } from './url-pieces.ts';
 import { SVG_RESOURCE_REFERENCE_ELEMENTS } from './url-attributes.ts';
+import type { UrlAttributeSpec } from './url-attributes.ts';
 
 export type { ReferenceRecord } from '../base/reference-policy.ts';
 
@@ -63,6 +64,13 @@ export interface HtmlRewriteStats extends ReferenceStats {
   warnings: number;
 }
 
+/** A URL-bearing attribute of a queued tag: its qualified name, parse5's location key, and its table row. */
+interface UrlAttribute {
+  readonly name: string;
+  readonly key: string;
+  readonly spec: UrlAttributeSpec;
+}
+
 /** A replacement of raw input [start, end) by `text` (raw). Offsets are absolute in the document. */
 interface Edit {
   readonly start: number;
@@ -71,7 +79,7 @@ interface Edit {
 }
 
 type WorkItem =
-  | { readonly kind: 'tag'; readonly token: Token.TagToken; readonly ns: Namespace; readonly beforeBase: boolean }
+  | { readonly kind: 'tag'; readonly token: Token.TagToken; readonly ns: Namespace; readonly beforeBase: boolean; readonly urls: UrlAttribute[] }
   | { readonly kind: 'text'; readonly element: string; readonly syntax: TextSyntax; readonly start: number; readonly end: number; readonly line: number; readonly column: number };
 
 type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrules';
@@ -90,6 +98,7 @@ export class HtmlRewriteCore implements DriverHandler {
   private readonly options: HtmlRewriteOptions;
   private readonly resolver: Resolver;
   private readonly limits: Limits;
+  private readonly lookupOptions: { readonly lazyLoad: boolean };
   private readonly codec: RawCodec;
   private readonly sink: (raw: string) => void;
   private readonly driver: TokenizerDriver;
@@ -121,6 +130,7 @@ export class HtmlRewriteCore implements DriverHandler {
     this.options = options;
     this.resolver = options.resolver ?? browserResolver;
     this.limits = options.limits ?? DEFAULT_LIMITS;
+    this.lookupOptions = { lazyLoad: options.lazyLoad === true };
     this.codec = codec;
     this.sink = sink;
     this.depth = internal.depth ?? 0;
@@ -220,7 +230,8 @@ export class HtmlRewriteCore implements DriverHandler {
       this.openText = null; // markup inside SVG <style>: not a plain stylesheet text; leave it.
     }
 
-    if (token.attrs.length > 0) this.queue.push({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref });
+    const urls = token.attrs.length > 0 ? this.urlAttributes(token, ns) : null;
+    if (urls !== null) this.queue.push({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls });
     if (firstBase) this.onFirstBaseHref(token);
     if (!this.committed && !this.holdsBeyondHead() && (ns !== 'html' || !HEAD_CONTENT.has(tag))) this.commit();
   }
@@ -356,7 +367,7 @@ export class HtmlRewriteCore implements DriverHandler {
     if (!this.committed) return;
     for (const item of this.queue) {
       if (item.kind === 'tag') {
-        this.planTag(item.token, item.ns, item.beforeBase);
+        this.planTag(item.token, item.ns, item.beforeBase, item.urls);
       } else {
         this.planText(item);
       }
@@ -364,17 +375,26 @@ export class HtmlRewriteCore implements DriverHandler {
     this.queue.length = 0;
   }
 
-  private planTag(token: Token.TagToken, ns: Namespace, beforeBase: boolean): void {
-    const tag = token.tagName;
-    let appletBase: string | null | undefined;
-    const seen = new Set<string>();
+  /** The URL-bearing attributes of a tag (most tags have none: they are not queued). */
+  private urlAttributes(token: Token.TagToken, ns: Namespace): UrlAttribute[] | null {
+    let found: UrlAttribute[] | null = null;
     for (const attr of token.attrs) {
       const name = attr.prefix !== undefined ? `${attr.prefix}:${attr.name}` : attr.name;
-      const spec = lookupUrlAttribute(ns, tag, name, token.attrs, { lazyLoad: this.options.lazyLoad === true });
+      const spec = lookupUrlAttribute(ns, token.tagName, name, token.attrs, this.lookupOptions);
       if (spec === undefined) continue;
-      const key = this.locationKey(token, attr.prefix !== undefined ? `${attr.prefix}:${attr.name}` : attr.name);
-      if (key === null || seen.has(key)) continue;
-      seen.add(key);
+      const key = this.locationKey(token, name);
+      if (key === null) continue;
+      if (found === null) found = [];
+      else if (found.some((f) => f.key === key)) continue; // "xlink:href" and "href" can share a key
+      found.push({ name, key, spec });
+    }
+    return found;
+  }
+
+  private planTag(token: Token.TagToken, ns: Namespace, beforeBase: boolean, urls: readonly UrlAttribute[]): void {
+    const tag = token.tagName;
+    let appletBase: string | null | undefined;
+    for (const { name, key, spec } of urls) {
       const raw = this.rawAttribute(token, key);
       if (raw === null) continue;
       const loc = locateAttributeValue(raw.text);
