@@ -76,7 +76,7 @@ export class FetchError extends AbsError {
   readonly chain: readonly RedirectHop[];
   readonly status: number | undefined;
 
-  constructor(message: string, code: AbsErrorCode, details: { url: string; chain?: readonly RedirectHop[]; status?: number }, options?: ErrorOptions) {
+  constructor(message: string, code: AbsErrorCode, details: { url: string; chain?: readonly RedirectHop[] | undefined; status?: number | undefined }, options?: ErrorOptions) {
     super(message, code, options);
     this.url = details.url;
     this.chain = details.chain ?? [];

@@ -47,7 +47,7 @@ export function resolveLimits(user: Partial<Limits> | undefined): Limits {
 }
 
 /** Merges user limits over `defaults`, validating each: a positive safe integer. */
-function mergeLimits<T extends object>(defaults: T, user: Partial<T> | undefined): T {
+function mergeLimits<T extends object>(defaults: T, user: { readonly [K in keyof T]?: T[K] | undefined } | undefined): T {
   if (user === undefined) return defaults;
   const out: Record<string, number> = { ...(defaults as Record<string, number>) };
   for (const [name, value] of Object.entries(user)) {
@@ -127,6 +127,6 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
 });
 
 /** Merges user HTTP limits over the defaults, validating each: a positive safe integer. */
-export function resolveHttpLimits(user: Partial<HttpLimits> | undefined): HttpLimits {
+export function resolveHttpLimits(user: { readonly [K in keyof HttpLimits]?: number | undefined } | undefined): HttpLimits {
   return mergeLimits(DEFAULT_HTTP_LIMITS, user);
 }

@@ -21,7 +21,7 @@ import { isFetchableScheme, isRedirectStatus, nextRedirectUrl, requestKey } from
 
 export interface FetchAgentOptions {
   /** Limits; only `connectTimeoutMs` and `maxConnectionsPerOrigin` concern the agent. @default DEFAULT_HTTP_LIMITS */
-  readonly httpLimits?: Partial<HttpLimits> | undefined;
+  readonly httpLimits?: { readonly [K in keyof HttpLimits]?: number | undefined } | undefined;
   /** Refuse to connect to private, loopback, link-local and other non-public addresses. @default false */
   readonly refusePrivateAddresses?: boolean | undefined;
 }
