@@ -111,9 +111,9 @@ export async function fetchDocument(url: string, options: FetchOptions = {}): Pr
         if (chain.length >= limits.maxRedirects) {
           throw new FetchError(`${requestedUrl}: more than ${limits.maxRedirects} redirects (limit maxRedirects)`, 'ABS_ERR_LIMIT', { url: redactUrl(current), chain });
         }
-        const next = nextRedirectUrl(current, location, chain, requested);
+        // The hop is recorded first, so that a refused redirect is reported with the hop that asked for it.
         chain.push({ url: redactUrl(current), status: response.statusCode, location: redactUrl(location) });
-        current = next;
+        current = nextRedirectUrl(current, location, chain, requested);
         continue;
       }
       const document = finalDocument(response, current, requestedUrl, chain, limits);
@@ -152,6 +152,8 @@ function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl
   try {
     codings = parseContentEncoding(headerValue(response.headers['content-encoding']));
   } catch (err) {
+    // undici's body reports an unread destroy as an AbortError: nobody is listening for it here.
+    response.body.on('error', () => {});
     response.body.destroy();
     throw err;
   }
@@ -162,9 +164,15 @@ function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl
     for (const d of decoders) d.on('error', (e) => decodingErrors.add(e));
     stages.push(...decoders, createByteLimit('maxDecompressedBytes', limits.maxDecompressedBytes));
   }
+  // The body is piped into `body` (not part of the pipeline) so that it fails with the mapped error rather than
+  // the raw one; if its reader gives up early, the download is stopped.
   const body = new PassThrough();
-  pipeline([response.body, ...stages, body], (err) => {
+  const last = pipeline([response.body, ...stages] as unknown as [Readable, Transform], (err) => {
     if (err) body.destroy(toFetchError(err, url, chain, limits));
+  }) as Transform;
+  last.pipe(body);
+  body.once('close', () => {
+    if (!body.readableEnded) response.body.destroy();
   });
   return {
     url: finalUrl,
