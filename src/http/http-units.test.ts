@@ -7,6 +7,7 @@ import { basicAuthorization, redactUrl } from './credentials.ts';
 import { outputFileName } from './output-name.ts';
 import { decodeLocation, nextRedirectUrl } from './redirect.ts';
 import { runScheduled } from './schedule.ts';
+import { toFetchError } from './fetch.ts';
 
 describe('isPrivateAddress', () => {
   it.each([
@@ -112,5 +113,34 @@ describe('runScheduled', () => {
     });
     await run;
     expect(order.slice(0, 3)).toEqual(['fast', 'fast', 'fast']);
+  });
+});
+
+describe('toFetchError: one code per failure', () => {
+  const url = new URL('http://u:p@example.test/x');
+  const err = (code: string, message = code): Error => Object.assign(new Error(message), { code });
+  it.each([
+    ['ENOTFOUND', 'ABS_ERR_HTTP_DNS'],
+    ['EAI_AGAIN', 'ABS_ERR_HTTP_DNS'],
+    ['ECONNREFUSED', 'ABS_ERR_HTTP_CONNECT'],
+    ['EHOSTUNREACH', 'ABS_ERR_HTTP_CONNECT'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'ABS_ERR_HTTP_TIMEOUT'],
+    ['UND_ERR_HEADERS_TIMEOUT', 'ABS_ERR_HTTP_TIMEOUT'],
+    ['UND_ERR_BODY_TIMEOUT', 'ABS_ERR_HTTP_TIMEOUT'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'ABS_ERR_HTTP_TLS'],
+    ['CERT_HAS_EXPIRED', 'ABS_ERR_HTTP_TLS'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'ABS_ERR_HTTP_TLS'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'ABS_ERR_HTTP_TLS'],
+    ['ECONNRESET', 'ABS_ERR_HTTP_NETWORK'],
+    ['UND_ERR_SOCKET', 'ABS_ERR_HTTP_NETWORK'],
+  ])('%s → %s, credentials removed', (code, expected) => {
+    const mapped = toFetchError(err(code), url, []);
+    expect(mapped.code).toBe(expected);
+    expect(mapped.message.startsWith('http://example.test/x: ')).toBe(true);
+  });
+
+  it('names the connect timeout limit, and reads the first error of an AggregateError', () => {
+    expect(toFetchError(err('UND_ERR_CONNECT_TIMEOUT'), url, []).message).toContain('no connection within 10000 ms (connectTimeoutMs)');
+    expect(toFetchError(new AggregateError([err('ECONNREFUSED'), err('ENETUNREACH')]), url, []).code).toBe('ABS_ERR_HTTP_CONNECT');
   });
 });
