@@ -40,7 +40,8 @@ describe('pages retrieved through the HTTP path agree with Chromium', () => {
     const chains = new Map<string, { ours: string[]; finalUrl: string; bytes: number; served: Buffer }>();
     const results = await runAgreement(
       async (served, finalUrl, _contentType, entryUrl) => {
-        const r = await absolutizeUrl(entryUrl, { dispatcher: agent });
+        // lazyLoad as in the plain agreement test on main (the harness records data-src and friends there).
+        const r = await absolutizeUrl(entryUrl, { dispatcher: agent, lazyLoad: true });
         chains.set(finalUrl, { ours: [...r.chain.map((h) => h.url), r.url], finalUrl, bytes: r.output.length, served });
         expect(r.kind).toBe('html');
         expect(r.base?.source === 'retrieval' || r.base?.below?.source === 'retrieval' || r.base?.source === 'embedded').toBe(true);
