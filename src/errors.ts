@@ -10,7 +10,16 @@ export type AbsErrorCode =
   | 'ABS_ERR_ENCODING_UNSUPPORTED'
   | 'ABS_ERR_INVALID_BASE'
   | 'ABS_ERR_INPUT'
-  | 'ABS_ERR_OUTPUT';
+  | 'ABS_ERR_OUTPUT'
+  | 'ABS_ERR_HTTP_DNS'
+  | 'ABS_ERR_HTTP_CONNECT'
+  | 'ABS_ERR_HTTP_TLS'
+  | 'ABS_ERR_HTTP_TIMEOUT'
+  | 'ABS_ERR_HTTP_NETWORK'
+  | 'ABS_ERR_HTTP_STATUS'
+  | 'ABS_ERR_HTTP_REDIRECT'
+  | 'ABS_ERR_HTTP_ADDRESS_REFUSED'
+  | 'ABS_ERR_HTTP_CONTENT_ENCODING';
 
 // The brand, a registered symbol, is the same in every copy of the package (undici's kUndiciError).
 const kAbsError = Symbol.for('absolutize.error');
@@ -48,6 +57,33 @@ export class LimitExceededError extends AbsError {
   }
 }
 
+/** One hop of an HTTP redirect chain: the URL requested, the status it answered and its `Location` value. */
+export interface RedirectHop {
+  /** The URL requested (credentials removed). */
+  readonly url: string;
+  readonly status: number;
+  /** The `Location` header as sent (credentials removed when it is absolute). */
+  readonly location: string;
+}
+
+/**
+ * A retrieval that failed (`ABS_ERR_HTTP_*`): the URL (credentials removed), the redirects followed before the
+ * failure, and the status for `ABS_ERR_HTTP_STATUS`.
+ */
+export class FetchError extends AbsError {
+  override name = 'FetchError';
+  readonly url: string;
+  readonly chain: readonly RedirectHop[];
+  readonly status: number | undefined;
+
+  constructor(message: string, code: AbsErrorCode, details: { url: string; chain?: readonly RedirectHop[] | undefined; status?: number | undefined }, options?: ErrorOptions) {
+    super(message, code, options);
+    this.url = details.url;
+    this.chain = details.chain ?? [];
+    this.status = details.status;
+  }
+}
+
 /**
  * Warning codes. Malformed input is data, not an exception: it is reported with one of these codes and the
  * input passes through. Append-only; each is described in docs/errors.md.
@@ -63,7 +99,8 @@ export type WarningCode =
   | 'undecodable-value'
   | 'invalid-json'
   | 'srcdoc-depth-limit'
-  | 'encoding-not-rewritable';
+  | 'encoding-not-rewritable'
+  | 'content-type-not-rewritten';
 
 export interface Warning {
   readonly code: WarningCode;

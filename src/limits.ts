@@ -43,15 +43,90 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
 
 /** Merges user limits over the defaults, validating each: a positive safe integer. */
 export function resolveLimits(user: Partial<Limits> | undefined): Limits {
-  if (user === undefined) return DEFAULT_LIMITS;
-  const out: Record<string, number> = { ...DEFAULT_LIMITS };
+  return mergeLimits(DEFAULT_LIMITS, user);
+}
+
+/** Merges user limits over `defaults`, validating each: a positive safe integer. */
+function mergeLimits<T extends object>(defaults: T, user: { readonly [K in keyof T]?: T[K] | undefined } | undefined): T {
+  if (user === undefined) return defaults;
+  const out: Record<string, number> = { ...(defaults as Record<string, number>) };
   for (const [name, value] of Object.entries(user)) {
-    if (!(name in DEFAULT_LIMITS)) throw new AbsError(`unknown limit ${JSON.stringify(name)}`, 'ABS_ERR_INVALID_OPTION');
+    if (!(name in defaults)) throw new AbsError(`unknown limit ${JSON.stringify(name)}`, 'ABS_ERR_INVALID_OPTION');
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
       throw new AbsError(`limit ${name} must be a positive integer, not ${String(value)}`, 'ABS_ERR_INVALID_OPTION');
     }
     out[name] = value;
   }
-  return out as unknown as Limits;
+  return out as unknown as T;
+}
+
+/**
+ * Limits of HTTP retrieval (src/http, SPEC §6). Timeouts are in milliseconds, sizes in bytes. Past a size limit
+ * the rest is not downloaded and the document is reported incomplete (`LimitExceededError`); it is never
+ * passed off as whole. Past a timeout the retrieval fails (`ABS_ERR_HTTP_TIMEOUT`).
+ */
+export interface HttpLimits {
+  /**
+   * Redirects followed for one URL; the next one fails the retrieval. The Fetch standard's limit (20).
+   * @default 20
+   */
+  readonly maxRedirects: number;
+  /**
+   * Milliseconds to establish a connection (TCP, and TLS for https). undici's default.
+   * @default 10000 (10 s)
+   */
+  readonly connectTimeoutMs: number;
+  /**
+   * Milliseconds from sending a request to receiving the complete response headers.
+   * Threat: a server that accepts and never answers holds a connection and a concurrency slot.
+   * @default 30000 (30 s)
+   */
+  readonly headersTimeoutMs: number;
+  /**
+   * Milliseconds the body may stall: the longest wait between two chunks (not the whole download, which
+   * `maxBodyBytes` bounds instead).
+   * @default 30000 (30 s)
+   */
+  readonly bodyTimeoutMs: number;
+  /**
+   * Bytes of one response body as transferred (before content decoding). Past it the download stops.
+   * Threat: an endless or huge response fills the disk. Cost: none held in memory (streamed); the bytes on disk.
+   * Evidence: HTML pages are typically tens of KiB; a document of 64 MiB is far beyond any real page.
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxBodyBytes: number;
+  /**
+   * Bytes of one body after content decoding (gzip, deflate, br). Past it the download stops.
+   * Threat: a decompression bomb (gzip expands up to ~1000×, brotli far more: 1 MiB of br can decode to GiBs).
+   * @default 268435456 (256 MiB)
+   */
+  readonly maxDecompressedBytes: number;
+  /**
+   * URLs retrieved at the same time in a batch.
+   * @default 8
+   */
+  readonly maxConcurrentRequests: number;
+  /**
+   * Connections (so requests in flight) to one origin (scheme, host and port) at a time: the `connections`
+   * option of the one undici Agent, and the batch scheduler's per-host limit.
+   * @default 2
+   */
+  readonly maxConnectionsPerOrigin: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
+  maxRedirects: 20,
+  connectTimeoutMs: 10_000,
+  headersTimeoutMs: 30_000,
+  bodyTimeoutMs: 30_000,
+  maxBodyBytes: 1 << 26,
+  maxDecompressedBytes: 1 << 28,
+  maxConcurrentRequests: 8,
+  maxConnectionsPerOrigin: 2,
+});
+
+/** Merges user HTTP limits over the defaults, validating each: a positive safe integer. */
+export function resolveHttpLimits(user: { readonly [K in keyof HttpLimits]?: number | undefined } | undefined): HttpLimits {
+  return mergeLimits(DEFAULT_HTTP_LIMITS, user);
 }

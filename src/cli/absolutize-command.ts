@@ -15,12 +15,14 @@ import { createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 import { getResolver } from '../uri/index.ts';
 import { createAtomicFile } from './atomic-file.ts';
+import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
 import type { AtomicFile } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { parseResolverName, validateEncodingLabel } from './options.ts';
 
-export const MAIN_HELP = `Usage: absolutize [INPUT] [options]
+export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
+       absolutize URL... [-o FILE|DIR] [options]
 
 Rewrites every relative URL reference of an HTML or CSS document to absolute form, leaving every other byte
 as it was. Reads INPUT (a file; "-" or none: standard input) and writes standard output or -o OUT.
@@ -40,12 +42,15 @@ Options:
   -h, --help              this help
   -V, --version           print the version
 
+${FETCH_HELP}
 Exit status: 0 success, 1 an input could not be processed, 2 usage error.
 
 Examples:
   absolutize page.html --url https://example.com/docs/page.html -o page.abs.html
   curl -s https://example.com/ | absolutize --url https://example.com/ --links - > links.jsonl
   absolutize style.css --type css --url https://example.com/css/style.css
+  absolutize https://example.com/docs/ --explain -o page.html
+  absolutize --input-list urls.txt -o mirror/ --links links.jsonl
   absolutize resolve --base https://example.com/a/b ../c      (see absolutize resolve --help)
 `;
 
@@ -77,8 +82,13 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       'exact-base': { type: 'boolean', default: false },
       fragments: { type: 'boolean', default: false },
       'lazy-load': { type: 'boolean', default: false },
+      ...FETCH_OPTIONS,
     },
   });
+  if (isFetchInvocation(positionals, values)) {
+    const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
+    return fetchCommand(positionals, values, io, { resolver: getResolver(parseResolverName(values.resolver)), charset });
+  }
   if (positionals.length > 1) throw new AbsError(`one INPUT at a time, not ${positionals.length}`, 'ABS_ERR_USAGE');
   const input = positionals[0] ?? '-';
   const resolver = getResolver(parseResolverName(values.resolver));
@@ -176,7 +186,7 @@ async function samePath(a: string, b: string): Promise<boolean> {
 }
 
 /** `--explain`: the base decision and the chain beneath it, one layer a line. */
-function explain(io: CliIo, document: string, decision: BaseDecision): void {
+export function explain(io: CliIo, document: string, decision: BaseDecision): void {
   const lines = [`absolutize: base of ${document}: ${decision.url ?? '(none)'} [${decision.source}]`];
   for (let d: BaseDecision | null = decision; d !== null; d = d.below) {
     lines.push(`  ${d.source}: ${d.url ?? '(none)'}${d.raw !== null && d.raw !== d.url ? ` (written ${JSON.stringify(d.raw)})` : ''}`);

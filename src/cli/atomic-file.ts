@@ -22,6 +22,9 @@ export function createAtomicFile(path: string): AtomicFile {
     stream.on('finish', resolve);
     stream.on('error', reject);
   });
+  // NOTE: a failed pipeline destroys the stream with its error; abort() never awaits `finished`, so mark the
+  // rejection handled here (commit() still sees it) or Node ends the process on an unhandled rejection.
+  finished.catch(() => {});
   return {
     stream,
     async commit() {

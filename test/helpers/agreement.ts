@@ -15,8 +15,12 @@ import { startServer } from './server.ts';
 
 let nextRewriteId = 0;
 
-/** Rewrites a page's bytes retrieved from `url`, served with `contentType` (its charset is the transport charset). */
-export type Rewrite = (bytes: Buffer, url: string, contentType: string) => Promise<Buffer>;
+/**
+ * Rewrites a page's bytes retrieved from `url`, served with `contentType` (its charset is the transport charset).
+ * `entryUrl` is where the page was first requested (a redirect in front of `url`), for rewrites that retrieve
+ * the page themselves.
+ */
+export type Rewrite = (bytes: Buffer, url: string, contentType: string, entryUrl: string) => Promise<Buffer>;
 
 export interface AgreementResult {
   page: string;
@@ -98,7 +102,7 @@ export async function runAgreement(rewrite: Rewrite, options: AgreementOptions =
         const original =
           (options.origins !== undefined ? options.originals?.get(page.name) : undefined) ??
           (await loadAndCollect(browser, originalEntryUrl(origins, page, i), { allowedOrigins }));
-        const rewrittenBytes = await rewrite(Buffer.from(page.body), original.url, page.contentType);
+        const rewrittenBytes = await rewrite(Buffer.from(page.body), original.url, page.contentType, originalEntryUrl(origins, page, i));
         const path = `/elsewhere/x/${nextRewriteId++}/y.html`;
         origins.b.files.set(path, { body: rewrittenBytes, contentType: page.contentType });
         const rewrittenUrl = origins.b.origin + path;

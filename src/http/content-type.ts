@@ -1,0 +1,51 @@
+/**
+ * `Content-Type` of an HTTP response, and the one place that decides which rewriter a response goes to.
+ */
+import { parseMIMEType } from 'undici';
+
+export interface ContentTypeInfo {
+  /** The header value as received, or null when there was none. */
+  readonly raw: string | null;
+  /** `type/subtype`, lowercased (https://mimesniff.spec.whatwg.org/#mime-type-essence), or null if absent or invalid. */
+  readonly essence: string | null;
+  /** The `charset` parameter, as written (a label, resolved later by the encoding sniffer). */
+  readonly charset: string | undefined;
+  /** The `boundary` parameter (multipart). */
+  readonly boundary: string | undefined;
+}
+
+/** https://mimesniff.spec.whatwg.org/#parse-a-mime-type (undici's implementation), tolerant of absence. */
+export function parseContentType(value: string | null | undefined): ContentTypeInfo {
+  if (value === null || value === undefined) return { raw: null, essence: null, charset: undefined, boundary: undefined };
+  const parsed = parseMIMEType(value);
+  if (parsed === 'failure') return { raw: value, essence: null, charset: undefined, boundary: undefined };
+  return { raw: value, essence: parsed.essence, charset: parsed.parameters.get('charset'), boundary: parsed.parameters.get('boundary') };
+}
+
+/**
+ * What is done with a response body:
+ * - `html`: the HTML rewriter (default encoding windows-1252, as browsers);
+ * - `xhtml`: the HTML rewriter, default encoding UTF-8 (XML's default);
+ * - `css`: the CSS rewriter;
+ * - `mime`: a MIME entity (`message/rfc822`, MHTML as `multipart/related`): for the MIME rewriter;
+ * - `none`: anything else, passed through untouched (or skipped in a batch).
+ */
+export type RewriteKind = 'html' | 'xhtml' | 'css' | 'mime' | 'none';
+
+/** The content-type dispatch (SPEC §6): which rewriter a response's media type goes to. */
+export function rewriteKindFor(essence: string | null): RewriteKind {
+  switch (essence) {
+    case 'text/html':
+      return 'html';
+    case 'application/xhtml+xml':
+      return 'xhtml';
+    case 'text/css':
+      return 'css';
+    case 'message/rfc822':
+    case 'multipart/related':
+    case 'application/x-mimearchive': // Chromium's MHTML type when served
+      return 'mime';
+    default:
+      return 'none';
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * HTTP retrieval with undici (SPEC §6): GET, redirects followed by hand so that the chain is recorded, the
+ * final URL as the retrieval base, content codings decoded, every wait and size bounded by a named limit
+ * (`HttpLimits`), and network failures turned into one FetchError code each.
+ */
+import { PassThrough, pipeline } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
+import { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { Retrieval } from '../base/base.ts';
+import { AbsError, FetchError, LimitExceededError } from '../errors.ts';
+import type { RedirectHop } from '../errors.ts';
+import { DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.ts';
+import type { HttpLimits } from '../limits.ts';
+import { AddressRefusedError, createConnector } from './address-guard.ts';
+import { ACCEPT_ENCODING, createByteLimit, createDecoders, parseContentEncoding } from './content-decoding.ts';
+import { parseContentType } from './content-type.ts';
+import type { ContentTypeInfo } from './content-type.ts';
+import { basicAuthorization, redactUrl } from './credentials.ts';
+import { isFetchableScheme, isRedirectStatus, nextRedirectUrl, requestKey } from './redirect.ts';
+
+export interface FetchAgentOptions {
+  /** Limits; only `connectTimeoutMs` and `maxConnectionsPerOrigin` concern the agent. @default DEFAULT_HTTP_LIMITS */
+  readonly httpLimits?: { readonly [K in keyof HttpLimits]?: number | undefined } | undefined;
+  /** Refuse to connect to private, loopback, link-local and other non-public addresses. @default false */
+  readonly refusePrivateAddresses?: boolean | undefined;
+}
+
+/** One undici Agent for many retrievals: per-origin connection limit, connect timeout, address guard. */
+export function createFetchAgent(options: FetchAgentOptions = {}): Agent {
+  const limits = resolveHttpLimits(options.httpLimits);
+  return new Agent({
+    connections: limits.maxConnectionsPerOrigin,
+    connect: createConnector({ connectTimeoutMs: limits.connectTimeoutMs, refusePrivateAddresses: options.refusePrivateAddresses === true }),
+  });
+}
+
+export interface FetchOptions extends FetchAgentOptions {
+  /**
+   * The dispatcher to send requests through (one `createFetchAgent()` shared by a batch). Without it, an Agent
+   * is made for this retrieval and closed when the body has been read.
+   */
+  readonly dispatcher?: Dispatcher | undefined;
+  /** Extra request headers. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface FetchedDocument {
+  /** The URL that returned the body, after redirects, credentials removed: the retrieval base (SPEC §2 layer 4). */
+  readonly url: string;
+  /** The URL first requested, credentials removed. */
+  readonly requestedUrl: string;
+  /** The redirects followed, first request first. */
+  readonly chain: readonly RedirectHop[];
+  /** `{ url, redirects }` for the rewriters' `retrieval` option. */
+  readonly retrieval: Retrieval;
+  readonly status: number;
+  readonly statusText: string;
+  /** Response headers (lowercase names). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly contentType: ContentTypeInfo;
+  /** The content codings that were decoded, in the order they were applied. */
+  readonly contentCodings: readonly string[];
+  /**
+   * The body with content codings decoded, bounded by `maxBodyBytes` (as transferred) and `maxDecompressedBytes`
+   * (decoded): past either it fails with a LimitExceededError and the rest is not downloaded. Network failures
+   * while reading come as FetchErrors. Read it to the end or destroy it.
+   */
+  readonly body: Readable;
+}
+
+const DEFAULT_REQUEST_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'user-agent': 'absolutize (+https://www.npmjs.com/package/absolutize)',
+  accept: 'text/html,application/xhtml+xml,text/css;q=0.9,*/*;q=0.8',
+});
+
+/**
+ * Retrieves `url` with GET, following redirects (301, 302, 303, 307, 308) by hand up to `maxRedirects`.
+ * Resolves once the final response's headers are in, whatever its status (see `httpStatusError`); rejects
+ * with a FetchError for a network failure, a timeout, a refused address, a bad or looping redirect, or an
+ * unsupported content coding.
+ */
+export async function fetchDocument(url: string, options: FetchOptions = {}): Promise<FetchedDocument> {
+  const limits = resolveHttpLimits(options.httpLimits);
+  const requestedUrl = redactUrl(url);
+  let current: URL;
+  try {
+    current = new URL(url);
+  } catch {
+    throw new AbsError(`${JSON.stringify(requestedUrl)} is not a URL`, 'ABS_ERR_USAGE');
+  }
+  if (!isFetchableScheme(current)) throw new AbsError(`${requestedUrl}: only http: and https: URLs are retrieved`, 'ABS_ERR_USAGE');
+
+  const ownAgent = options.dispatcher === undefined ? createFetchAgent(options) : null;
+  const dispatcher = options.dispatcher ?? ownAgent!;
+  const chain: RedirectHop[] = [];
+  const requested = new Set<string>();
+  try {
+    for (;;) {
+      requested.add(requestKey(current));
+      const response = await send(dispatcher, current, limits, options, chain);
+      const location = headerValue(response.headers['location']);
+      // https://fetch.spec.whatwg.org/#http-fetch step 8: a redirect status with a Location is followed; one
+      // without a Location is the response.
+      if (isRedirectStatus(response.statusCode) && location !== undefined) {
+        // A redirect response's own body is never output.
+        await response.body.dump().catch(() => {});
+        // https://fetch.spec.whatwg.org/#concept-http-redirect-fetch step 8: "If request's redirect count is 20,
+        // then return a network error."
+        if (chain.length >= limits.maxRedirects) {
+          throw new FetchError(`${requestedUrl}: more than ${limits.maxRedirects} redirects (limit maxRedirects)`, 'ABS_ERR_LIMIT', { url: redactUrl(current), chain });
+        }
+        // The hop is recorded first, so that a refused redirect is reported with the hop that asked for it.
+        chain.push({ url: redactUrl(current), status: response.statusCode, location: redactUrl(location) });
+        current = nextRedirectUrl(current, location, chain, requested);
+        continue;
+      }
+      const document = finalDocument(response, current, requestedUrl, chain, limits);
+      if (ownAgent !== null) closeWhenDone(document.body, ownAgent);
+      return document;
+    }
+  } catch (err) {
+    await ownAgent?.destroy().catch(() => {});
+    throw toFetchError(err, current, chain, limits);
+  }
+}
+
+async function send(dispatcher: Dispatcher, url: URL, limits: HttpLimits, options: FetchOptions, chain: readonly RedirectHop[]): Promise<Dispatcher.ResponseData> {
+  const headers: Record<string, string> = { ...DEFAULT_REQUEST_HEADERS, ...options.headers, 'accept-encoding': ACCEPT_ENCODING };
+  // Credentials go, as Basic authentication, only to the URL that carries them (a relative redirect keeps them,
+  // as URL resolution does; another origin does not get them).
+  const authorization = basicAuthorization(url);
+  if (authorization !== null) headers['authorization'] = authorization;
+  try {
+    return await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers,
+      headersTimeout: limits.headersTimeoutMs,
+      bodyTimeout: limits.bodyTimeoutMs,
+      signal: options.signal ?? null,
+    });
+  } catch (err) {
+    throw toFetchError(err, url, chain, limits);
+  }
+}
+
+function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl: string, chain: readonly RedirectHop[], limits: HttpLimits): FetchedDocument {
+  let codings: string[];
+  try {
+    codings = parseContentEncoding(headerValue(response.headers['content-encoding']));
+  } catch (err) {
+    // undici's body reports an unread destroy as an AbortError: nobody is listening for it here.
+    response.body.on('error', () => {});
+    response.body.destroy();
+    throw err;
+  }
+  const finalUrl = redactUrl(url);
+  const stages: Transform[] = [createByteLimit('maxBodyBytes', limits.maxBodyBytes)];
+  if (codings.length > 0) {
+    const decoders = createDecoders(codings);
+    for (const d of decoders) d.on('error', (e) => decodingErrors.add(e));
+    stages.push(...decoders, createByteLimit('maxDecompressedBytes', limits.maxDecompressedBytes));
+  }
+  // The body is piped into `body` (not part of the pipeline) so that it fails with the mapped error rather than
+  // the raw one; if its reader gives up early, the download is stopped.
+  const body = new PassThrough();
+  const last = pipeline([response.body, ...stages] as unknown as [Readable, Transform], (err) => {
+    if (err) body.destroy(toFetchError(err, url, chain, limits));
+  }) as Transform;
+  last.pipe(body);
+  body.once('close', () => {
+    if (!body.readableEnded) response.body.destroy();
+  });
+  return {
+    url: finalUrl,
+    requestedUrl,
+    chain,
+    retrieval: chain.length > 0 ? { url: finalUrl, redirects: chain.map((h) => h.url) } : { url: finalUrl },
+    status: response.statusCode,
+    statusText: response.statusText,
+    headers: response.headers,
+    contentType: parseContentType(headerValue(response.headers['content-type'])),
+    contentCodings: codings,
+    body,
+  };
+}
+
+function closeWhenDone(body: Readable, agent: Agent): void {
+  const close = (): void => {
+    agent.close().catch(() => {});
+  };
+  body.once('close', close);
+}
+
+/** A header's value; the last one when repeated. */
+export function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
+/** The FetchError for a final response whose status is not 2xx, or null. */
+export function httpStatusError(document: FetchedDocument): FetchError | null {
+  if (document.status >= 200 && document.status < 300) return null;
+  const text = document.statusText === '' ? '' : ` ${document.statusText}`;
+  return new FetchError(`${document.url}: HTTP ${document.status}${text}`, 'ABS_ERR_HTTP_STATUS', { url: document.url, chain: document.chain, status: document.status });
+}
+
+/** Errors raised by a content decoder (corrupt gzip, deflate or br data). */
+const decodingErrors = new WeakSet<object>();
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA', 'EAI_ADDRFAMILY']);
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'EADDRNOTAVAIL']);
+
+/** One clear FetchError for whatever undici, node:net, node:tls or node:zlib threw. Limits pass unchanged. */
+export function toFetchError(err: unknown, url: URL, chain: readonly RedirectHop[], limits: HttpLimits = DEFAULT_HTTP_LIMITS): AbsError {
+  if (err instanceof FetchError || err instanceof LimitExceededError) return err;
+  const where = redactUrl(url);
+  const details = { url: where, chain };
+  if (err instanceof AddressRefusedError) return new FetchError(`${where}: ${err.message}`, 'ABS_ERR_HTTP_ADDRESS_REFUSED', details, { cause: err });
+  if (err instanceof AbsError) return err;
+  const e = firstError(err);
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = e?.message ?? String(err);
+  if (e instanceof AddressRefusedError) return new FetchError(`${where}: ${e.message}`, 'ABS_ERR_HTTP_ADDRESS_REFUSED', details, { cause: err });
+  if (DNS_CODES.has(code)) return new FetchError(`${where}: cannot resolve host ${url.hostname} (${code})`, 'ABS_ERR_HTTP_DNS', details, { cause: err });
+  if (CONNECT_CODES.has(code)) {
+    const what = code === 'ECONNREFUSED' ? 'connection refused' : 'cannot connect';
+    return new FetchError(`${where}: ${what} (${code})`, 'ABS_ERR_HTTP_CONNECT', details, { cause: err });
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new FetchError(`${where}: timeout: no connection within ${limits.connectTimeoutMs} ms (connectTimeoutMs)`, 'ABS_ERR_HTTP_TIMEOUT', details, { cause: err });
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new FetchError(`${where}: timeout: no response headers within ${limits.headersTimeoutMs} ms (headersTimeoutMs)`, 'ABS_ERR_HTTP_TIMEOUT', details, { cause: err });
+  if (code === 'UND_ERR_BODY_TIMEOUT') return new FetchError(`${where}: timeout: the body stalled for ${limits.bodyTimeoutMs} ms (bodyTimeoutMs); the document is incomplete`, 'ABS_ERR_HTTP_TIMEOUT', details, { cause: err });
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|DEPTH_ZERO|ALTNAME/.test(code)) {
+    return new FetchError(`${where}: TLS error: ${message} (${code})`, 'ABS_ERR_HTTP_TLS', details, { cause: err });
+  }
+  if (decodingErrors.has(e as object)) {
+    return new FetchError(`${where}: cannot decode the body (${message})`, 'ABS_ERR_HTTP_CONTENT_ENCODING', details, { cause: err });
+  }
+  if ((e as { name?: unknown } | null)?.name === 'AbortError' || code === 'UND_ERR_ABORTED') return new FetchError(`${where}: aborted`, 'ABS_ERR_HTTP_NETWORK', details, { cause: err });
+  return new FetchError(`${where}: ${message}${code === '' ? '' : ` (${code})`}`, 'ABS_ERR_HTTP_NETWORK', details, { cause: err });
+}
+
+/** The error that says what happened: the first of an AggregateError (Happy Eyeballs), else the error itself. */
+function firstError(err: unknown): (Error & { code?: unknown }) | null {
+  if (err instanceof AggregateError && err.errors.length > 0) return firstError(err.errors[0]);
+  if (err instanceof Error) return err as Error & { code?: unknown };
+  return null;
+}

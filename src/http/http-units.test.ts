@@ -1,0 +1,146 @@
+/** Pure parts of src/http: address classes, file names, content codings, credentials, scheduling. */
+import { describe, expect, it } from 'vitest';
+import { isPrivateAddress } from './address-guard.ts';
+import { parseContentEncoding } from './content-decoding.ts';
+import { parseContentType, rewriteKindFor } from './content-type.ts';
+import { basicAuthorization, redactUrl } from './credentials.ts';
+import { outputFileName } from './output-name.ts';
+import { decodeLocation, nextRedirectUrl } from './redirect.ts';
+import { runScheduled } from './schedule.ts';
+import { toFetchError } from './fetch.ts';
+
+describe('isPrivateAddress', () => {
+  it.each([
+    ['127.0.0.1', true], ['127.255.0.9', true], ['10.1.2.3', true], ['172.16.0.1', true], ['172.31.255.255', true],
+    ['172.32.0.1', false], ['192.168.1.1', true], ['169.254.169.254', true], ['100.64.0.1', true], ['0.0.0.0', true],
+    ['224.0.0.1', true], ['255.255.255.255', true], ['8.8.8.8', false], ['93.184.215.14', false],
+    ['::1', true], ['[::1]', true], ['::', true], ['fe80::1', true], ['fd00::1', true], ['fc00::1', true],
+    ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:8.8.8.8', false], ['2606:4700::1111', false],
+    ['example.com', false],
+  ])('%s → %s', (address, expected) => {
+    expect(isPrivateAddress(address)).toBe(expected);
+  });
+});
+
+describe('outputFileName', () => {
+  it('is readable, safe and unique, the same for the same URL', () => {
+    expect(outputFileName('https://example.com/docs/page.html', 'html')).toMatch(/^example\.com_docs_page\.[0-9a-f]{10}\.html$/);
+    expect(outputFileName('https://example.com/docs/', 'html')).toMatch(/^example\.com_docs_index\.[0-9a-f]{10}\.html$/);
+    expect(outputFileName('http://127.0.0.1:8080/a/style.css', 'css')).toMatch(/^127\.0\.0\.1_8080_a_style\.[0-9a-f]{10}\.css$/);
+    expect(outputFileName('https://example.com/a?b=1', 'html')).not.toBe(outputFileName('https://example.com/a?b=2', 'html'));
+    expect(outputFileName('https://example.com/a#x', 'html')).toBe(outputFileName('https://example.com/a#y', 'html'));
+    // %2e%2e is a dot-segment to the URL parser; what is left cannot leave the directory.
+    expect(outputFileName('https://example.com/a/%2e%2e/%2F..%5c', 'html')).toMatch(/^example\.com_2F\.\._5c\.[0-9a-f]{10}\.html$/);
+    expect(outputFileName(`https://example.com/${'x'.repeat(500)}`, 'html').length).toBeLessThan(150);
+    expect(outputFileName('https://example.com/data.json', 'none')).toMatch(/\.json$/);
+  });
+});
+
+describe('content codings and types', () => {
+  it('parses Content-Encoding in the order applied and refuses unknown ones', () => {
+    expect(parseContentEncoding(undefined)).toEqual([]);
+    expect(parseContentEncoding('identity')).toEqual([]);
+    expect(parseContentEncoding('GZIP, br')).toEqual(['gzip', 'br']);
+    expect(() => parseContentEncoding('zstd')).toThrow(/not supported/);
+    expect(() => parseContentEncoding('gzip,gzip,gzip,gzip,gzip,gzip')).toThrow(/more than 5/);
+  });
+
+  it('dispatches media types to rewriters', () => {
+    expect(parseContentType('Text/HTML; Charset="Shift_JIS"')).toEqual({ raw: 'Text/HTML; Charset="Shift_JIS"', essence: 'text/html', charset: 'Shift_JIS', boundary: undefined });
+    expect(parseContentType('nonsense').essence).toBeNull();
+    expect(['text/html', 'application/xhtml+xml', 'text/css', 'message/rfc822', 'multipart/related', 'image/png', null].map(rewriteKindFor)).toEqual(['html', 'xhtml', 'css', 'mime', 'mime', 'none', 'none']);
+  });
+});
+
+describe('credentials', () => {
+  it('are removed from every printed URL', () => {
+    expect(redactUrl('https://u:p@example.com/x')).toBe('https://example.com/x');
+    expect(redactUrl('https://u@example.com/x')).toBe('https://example.com/x');
+    expect(redactUrl('//u:p@example.com/x')).toBe('//example.com/x');
+    expect(redactUrl('/relative')).toBe('/relative');
+    expect(basicAuthorization(new URL('http://a%20b:p%40ss@x/'))).toBe(`Basic ${Buffer.from('a b:p@ss').toString('base64')}`);
+    expect(basicAuthorization(new URL('http://x/'))).toBeNull();
+  });
+});
+
+describe('redirect targets', () => {
+  it('resolve against the current URL, inherit the fragment, refuse other schemes and loops', () => {
+    const current = new URL('http://a/b/c#f');
+    expect(nextRedirectUrl(current, 'd', [], new Set()).href).toBe('http://a/b/d#f');
+    expect(nextRedirectUrl(current, 'd#', [], new Set()).href).toBe('http://a/b/d#');
+    expect(nextRedirectUrl(current, '//h/p', [], new Set()).href).toBe('http://h/p#f');
+    expect(() => nextRedirectUrl(current, 'file:///x', [], new Set())).toThrow(/file: refused/);
+    expect(() => nextRedirectUrl(current, 'javascript:alert(1)', [], new Set())).toThrow(/javascript: refused/);
+    expect(() => nextRedirectUrl(current, 'http://[bad', [], new Set())).toThrow(/invalid URL/);
+    expect(() => nextRedirectUrl(current, '/b/c', [], new Set(['http://a/b/c']))).toThrow(/loop/);
+    expect(decodeLocation(Buffer.from('/é', 'utf8').toString('latin1'))).toBe('/é');
+    expect(decodeLocation('/\u00e9')).toBe('/\u00e9'); // not UTF-8: left as latin1
+  });
+});
+
+describe('runScheduled', () => {
+  it('never exceeds the total or the per-host limit, and runs everything', async () => {
+    const items = Array.from({ length: 30 }, (_, i) => ({ host: `h${i % 3}`, i }));
+    const active = new Map<string, number>();
+    let total = 0;
+    let worst = 0;
+    const worstHost = new Map<string, number>();
+    const done: number[] = [];
+    await runScheduled(items, { concurrency: 4, perHost: 2, hostOf: (x) => x.host }, async (x) => {
+      total++;
+      active.set(x.host, (active.get(x.host) ?? 0) + 1);
+      worst = Math.max(worst, total);
+      worstHost.set(x.host, Math.max(worstHost.get(x.host) ?? 0, active.get(x.host)!));
+      await new Promise((r) => setImmediate(r));
+      active.set(x.host, active.get(x.host)! - 1);
+      total--;
+      done.push(x.i);
+    });
+    expect(done.sort((a, b) => a - b)).toEqual(items.map((x) => x.i));
+    expect(worst).toBe(4);
+    expect(Math.max(...worstHost.values())).toBe(2);
+  });
+
+  it('a slow host does not hold the others back', async () => {
+    const order: string[] = [];
+    let releaseSlow: () => void = () => {};
+    const slow = new Promise<void>((r) => (releaseSlow = r));
+    const items = ['slow', 'slow', 'slow', 'fast', 'fast', 'fast'];
+    const run = runScheduled(items, { concurrency: 2, perHost: 1, hostOf: (x) => x }, async (x) => {
+      if (x === 'slow') await slow;
+      order.push(x);
+      if (order.filter((o) => o === 'fast').length === 3) releaseSlow();
+    });
+    await run;
+    expect(order.slice(0, 3)).toEqual(['fast', 'fast', 'fast']);
+  });
+});
+
+describe('toFetchError: one code per failure', () => {
+  const url = new URL('http://u:p@example.test/x');
+  const err = (code: string, message = code): Error => Object.assign(new Error(message), { code });
+  it.each([
+    ['ENOTFOUND', 'ABS_ERR_HTTP_DNS'],
+    ['EAI_AGAIN', 'ABS_ERR_HTTP_DNS'],
+    ['ECONNREFUSED', 'ABS_ERR_HTTP_CONNECT'],
+    ['EHOSTUNREACH', 'ABS_ERR_HTTP_CONNECT'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'ABS_ERR_HTTP_TIMEOUT'],
+    ['UND_ERR_HEADERS_TIMEOUT', 'ABS_ERR_HTTP_TIMEOUT'],
+    ['UND_ERR_BODY_TIMEOUT', 'ABS_ERR_HTTP_TIMEOUT'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'ABS_ERR_HTTP_TLS'],
+    ['CERT_HAS_EXPIRED', 'ABS_ERR_HTTP_TLS'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'ABS_ERR_HTTP_TLS'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'ABS_ERR_HTTP_TLS'],
+    ['ECONNRESET', 'ABS_ERR_HTTP_NETWORK'],
+    ['UND_ERR_SOCKET', 'ABS_ERR_HTTP_NETWORK'],
+  ])('%s → %s, credentials removed', (code, expected) => {
+    const mapped = toFetchError(err(code), url, []);
+    expect(mapped.code).toBe(expected);
+    expect(mapped.message.startsWith('http://example.test/x: ')).toBe(true);
+  });
+
+  it('names the connect timeout limit, and reads the first error of an AggregateError', () => {
+    expect(toFetchError(err('UND_ERR_CONNECT_TIMEOUT'), url, []).message).toContain('no connection within 10000 ms (connectTimeoutMs)');
+    expect(toFetchError(new AggregateError([err('ECONNREFUSED'), err('ENETUNREACH')]), url, []).code).toBe('ABS_ERR_HTTP_CONNECT');
+  });
+});

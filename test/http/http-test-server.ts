@@ -1,0 +1,117 @@
+/**
+ * A programmable loopback HTTP(S) server for the retrieval tests: 127.0.0.1, port 0, one handler per path.
+ * Unlike test/helpers/server.ts it can stall, stream chunks, compress and redirect however a test needs.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, PROJECT_DIR } from '../helpers/cli.ts';
+import type { CliResult } from '../helpers/cli.ts';
+
+export type Handler = (req: IncomingMessage, res: ServerResponse, server: TestServer) => void;
+
+export interface TestServer {
+  /** `http://127.0.0.1:<port>` (or https). */
+  readonly origin: string;
+  readonly routes: Map<string, Handler>;
+  /** Every request: path and headers, in arrival order. */
+  readonly requests: Array<{ path: string; headers: IncomingMessage['headers'] }>;
+  route(path: string, handler: Handler): void;
+  close(): Promise<void>;
+}
+
+async function listen(server: Server, scheme: 'http' | 'https', routes: Map<string, Handler>, requests: TestServer['requests']): Promise<TestServer> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const self: TestServer = {
+    origin: `${scheme}://127.0.0.1:${port}`,
+    routes,
+    requests,
+    route: (path, handler) => void routes.set(path, handler),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url ?? '/';
+    requests.push({ path, headers: req.headers });
+    const handler = routes.get(path.split('?')[0]!) ?? routes.get(path);
+    if (handler === undefined) {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<p>not found: <a href="/">home</a></p>');
+      return;
+    }
+    handler(req, res, self);
+  });
+  return self;
+}
+
+export async function startTestServer(): Promise<TestServer> {
+  const routes = new Map<string, Handler>();
+  const requests: TestServer['requests'] = [];
+  const server = createServer();
+  server.keepAliveTimeout = 1;
+  return listen(server, 'http', routes, requests);
+}
+
+/** An https server with a self-signed certificate made now (openssl): clients that verify must refuse it. */
+export async function startSelfSignedHttpsServer(): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'abs-tls-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) });
+    const routes = new Map<string, Handler>();
+    const requests: TestServer['requests'] = [];
+    return await listen(server, 'https', routes, requests);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** An HTML response. */
+export function html(body: string | Buffer, contentType = 'text/html; charset=utf-8', extra: Record<string, string> = {}): Handler {
+  return (_req, res) => {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    res.writeHead(200, { 'content-type': contentType, 'content-length': String(bytes.length), ...extra });
+    res.end(bytes);
+  };
+}
+
+export function redirect(status: number, location: string, body = ''): Handler {
+  return (_req, res) => {
+    res.writeHead(status, { location, 'content-type': 'text/html', 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  };
+}
+
+/** Runs the built CLI without blocking this process (the test servers live in it). */
+export function runCliAsync(args: readonly string[], options: { input?: string } = {}): Promise<CliResult & { stdoutBytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: PROJECT_DIR });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (status) => {
+      const stdoutBytes = Buffer.concat(out);
+      resolve({ status, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
