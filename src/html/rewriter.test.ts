@@ -82,6 +82,11 @@ describe('attributes', () => {
     expect(await rewrite(`<p style="background:url(&quot;x y.png&quot;)">`)).toBe(`<p style="background:url(&quot;http://example.com/docs/x%20y.png&quot;)">`);
   });
 
+  it('finds url() written with escapes, and leaves CSS without URLs alone', async () => {
+    expect(await rewrite(`<p style="background: \\75 rl(a.png)">`)).toBe(`<p style="background: \\75 rl(http://example.com/docs/a.png)">`);
+    expect(await rewrite(`<p style="color: red; margin: 0">`)).toBe(`<p style="color: red; margin: 0">`);
+  });
+
   it('rewrites iframe srcdoc as a nested document against the parent base', async () => {
     expect(await rewrite(`<base href="/b/"><iframe srcdoc="<a href=&quot;x&quot;>x</a><img src='y'>"></iframe>`)).toBe(
       `<base href="http://example.com/b/"><iframe srcdoc="<a href=&quot;http://example.com/b/x&quot;>x</a><img src='http://example.com/b/y'>"></iframe>`,

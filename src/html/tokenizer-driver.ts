@@ -26,6 +26,38 @@ export interface DriverHandler {
   onEof(): void;
 }
 
+/** The parts of parse5's Tokenizer (8.1) that `withoutCharacterTokenLocations` replaces and uses. */
+interface TokenizerInternals {
+  currentCharacterToken: { type: unknown } | null;
+  preprocessor: { dropParsedChunk(): void };
+  _ensureCharacterToken(type: unknown): void;
+  _emitCurrentCharacterToken(nextLocation: null): void;
+  _createCharacterToken(type: unknown): void;
+}
+
+/**
+ * Tags, attributes, comments and doctypes need their source locations (values are spliced by offset); runs of
+ * text do not. With locations on, parse5 allocates a location object at every switch between text and
+ * whitespace — every word — which costs about 14% of a tokenizer pass on real pages (measured with
+ * parse5-sax-parser, locations on vs off). This replaces, on one instance, the method that does it with the same
+ * code minus the location (parse5 8.1 `Tokenizer._ensureCharacterToken`). getCharacterTokenEndOffset, which the
+ * rewriter relies on, never reads character-token locations.
+ * NOTE: parse5 has no option for "locations of tags only"; depends on a private method, pinned by the parse5
+ * version range and covered by the byte-fidelity and chunking tests.
+ */
+function withoutCharacterTokenLocations(tokenizer: Tokenizer): void {
+  const t = tokenizer as unknown as TokenizerInternals;
+  if (typeof t._ensureCharacterToken !== 'function' || typeof t._createCharacterToken !== 'function') return;
+  t._ensureCharacterToken = function (this: TokenizerInternals, type: unknown): void {
+    if (this.currentCharacterToken !== null) {
+      if (this.currentCharacterToken.type === type) return;
+      this._emitCurrentCharacterToken(null);
+      this.preprocessor.dropParsedChunk();
+    }
+    this._createCharacterToken(type);
+  };
+}
+
 function toNamespace(ns: html.NS): Namespace {
   return ns === NS.SVG ? 'svg' : ns === NS.MATHML ? 'mathml' : 'html';
 }
@@ -39,6 +71,7 @@ export class TokenizerDriver implements TokenHandler {
   constructor(handler: DriverHandler) {
     this.handler = handler;
     this.tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, this);
+    withoutCharacterTokenLocations(this.tokenizer);
   }
 
   write(chunk: string, isLastChunk: boolean): void {

@@ -80,7 +80,12 @@ function spansOf(syntax: UrlAttributeSpec['syntax'], value: string): ReadonlyArr
 }
 
 /** The URL pieces of CSS: a stylesheet (`<style>`) or a declaration list / value (`style=""`, SVG `fill`). */
+// Every CSS construct that holds a URL names url(), src(), image-set() or @import, unless an identifier is
+// written with escapes ("\75 rl(" is url()): text with none of these and no backslash holds no URL.
+const MAY_HOLD_CSS_URL = /url|src|image-set|import|\\/i;
+
 export function cssPieces(css: string, context: 'stylesheet' | 'declarations'): Piece[] {
+  if (!MAY_HOLD_CSS_URL.test(css)) return [];
   return findCssUrls(css, { context }).map((ref) => {
     const source = css.slice(ref.start, ref.end);
     return { value: ref.value, start: ref.start, end: ref.end, serialize: (url: string) => replacementText(source, url) };
