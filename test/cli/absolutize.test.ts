@@ -1,12 +1,20 @@
 /** `absolutize [INPUT]`, run as a user runs it: the built bin in a child process. */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 
 const URL_ = 'https://example.com/docs/guide/page.html';
-const scratch = (): string => mkdtempSync(join(tmpdir(), 'absolutize-cli-'));
+const scratchDirs: string[] = [];
+const scratch = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'absolutize-cli-'));
+  scratchDirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('absolutize INPUT', () => {
   it('rewrites the bundled example (the README command) to standard output', () => {
