@@ -1,0 +1,69 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { chunkings } from '../../test/helpers/chunks.ts';
+import type { ReferenceRecord } from '../base/reference-policy.ts';
+import { resolveLimits } from '../limits.ts';
+import { createCssRewriter } from './stream.ts';
+import type { CssStreamOptions } from './stream.ts';
+
+const retrieval = { url: 'http://example.com/css/site.css' };
+
+/** Output (asserted the same for every chunking) and what was reported. */
+async function rewrite(input: Buffer, options: CssStreamOptions = { retrieval }): Promise<{ output: Buffer; references: ReferenceRecord[]; codes: string[] }> {
+  let first: { output: Buffer; references: ReferenceRecord[]; codes: string[] } | undefined;
+  for (const chunks of chunkings(input, 4)) {
+    const references: ReferenceRecord[] = [];
+    const codes: string[] = [];
+    const stream = Readable.from(chunks, { objectMode: false }).pipe(
+      createCssRewriter({ ...options, onReference: (r) => references.push(r), onWarning: (w) => codes.push(w.code) }),
+    );
+    const out: Buffer[] = [];
+    for await (const c of stream) out.push(c as Buffer);
+    const result = { output: Buffer.concat(out), references, codes };
+    if (first === undefined) first = result;
+    else {
+      expect(result.output.toString('latin1')).toBe(first.output.toString('latin1'));
+      expect(result.references).toEqual(first.references);
+    }
+  }
+  return first!;
+}
+
+describe('CSS stream', () => {
+  it('rewrites url(), @import and image-set() and keeps every other byte, however the input is chunked', async () => {
+    const css = `@charset "utf-8";\n@import url("reset.css") screen;\n@import 'print.css' print;\n` +
+      `/* url(comment.png) */\nbody { background: url( '../img/a b.png' ) no-repeat; content: "url(x)"; }\n` +
+      `.h { background-image: image-set("h.png" 1x, url(h2.png) 2x); mask: url(#m); }\n` +
+      `@font-face { src: url(f.woff2) format("woff2"); }\n@media print { a { background: url(/abs.png) } }\n`;
+    const r = await rewrite(Buffer.from(css));
+    expect(r.output.toString()).toBe(
+      `@charset "utf-8";\n@import url("http://example.com/css/reset.css") screen;\n@import 'http://example.com/css/print.css' print;\n` +
+        `/* url(comment.png) */\nbody { background: url( 'http://example.com/img/a%20b.png' ) no-repeat; content: "url(x)"; }\n` +
+        `.h { background-image: image-set("http://example.com/css/h.png" 1x, url(http://example.com/css/h2.png) 2x); mask: url(#m); }\n` +
+        `@font-face { src: url(http://example.com/css/f.woff2) format("woff2"); }\n@media print { a { background: url(http://example.com/abs.png) } }\n`,
+    );
+    expect(r.references.map((x) => x.line)).toEqual([2, 3, 5, 6, 6, 6, 7, 8]);
+  });
+
+  it('uses the fallback base only when there is no retrieval URL, and leaves everything with no base', async () => {
+    expect((await rewrite(Buffer.from('a{b:url(x.png)}'), { fallback: 'http://f/d/' })).output.toString()).toBe('a{b:url(http://f/d/x.png)}');
+    const none = await rewrite(Buffer.from('a{b:url(x.png)}'), {});
+    expect(none.output.toString()).toBe('a{b:url(x.png)}');
+    expect(none.codes).toContain('no-base');
+  });
+
+  it('decodes by @charset, encodes the query in that encoding, and keeps invalid bytes', async () => {
+    const input = Buffer.concat([Buffer.from('@charset "windows-1252";\na{b:url(x.png?q='), Buffer.from([0xe9]), Buffer.from(')}/*'), Buffer.from([0x81]), Buffer.from('*/')]);
+    const r = await rewrite(input);
+    expect(r.output).toEqual(
+      Buffer.concat([Buffer.from('@charset "windows-1252";\na{b:url(http://example.com/css/x.png?q=%E9)}/*'), Buffer.from([0x81]), Buffer.from('*/')]),
+    );
+  });
+
+  it('passes a piece longer than the token limit through unchanged, with a warning', async () => {
+    const long = `a{b:url(x.png)} /* ${'z'.repeat(3000)} */ c{d:url(y.png)}`;
+    const r = await rewrite(Buffer.from(long), { retrieval, limits: resolveLimits({ maxTokenBytes: 1024 }) });
+    expect(r.output.toString()).toContain('url(y.png)');
+    expect(r.codes).toContain('token-limit');
+  });
+});
