@@ -19,7 +19,8 @@ export type AbsErrorCode =
   | 'ABS_ERR_HTTP_STATUS'
   | 'ABS_ERR_HTTP_REDIRECT'
   | 'ABS_ERR_HTTP_ADDRESS_REFUSED'
-  | 'ABS_ERR_HTTP_CONTENT_ENCODING';
+  | 'ABS_ERR_HTTP_CONTENT_ENCODING'
+  | 'ABS_ERR_MIME';
 
 // The brand, a registered symbol, is the same in every copy of the package (undici's kUndiciError).
 const kAbsError = Symbol.for('absolutize.error');
@@ -100,7 +101,11 @@ export type WarningCode =
   | 'invalid-json'
   | 'srcdoc-depth-limit'
   | 'encoding-not-rewritable'
-  | 'content-type-not-rewritten';
+  | 'content-type-not-rewritten'
+  | 'mime-part-too-large'
+  | 'mime-undecodable-body'
+  | 'mime-unknown-transfer-encoding'
+  | 'mime-depth-limit';
 
 export interface Warning {
   readonly code: WarningCode;

@@ -32,6 +32,24 @@ export interface Limits {
    * @default 8
    */
   readonly maxSrcdocDepth: number;
+  /**
+   * Bytes of one MIME body part held to be decoded and rewritten (`text/html`, `text/css` parts of mail, MHTML
+   * and mbox). A larger part passes through unchanged (`mime-part-too-large`).
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxMimePartBytes: number;
+  /**
+   * Bytes of one MIME header block (mailsplit's maxHeadSize). A message with a larger one is not processed
+   * (`ABS_ERR_MIME`).
+   * @default 1048576 (1 MiB)
+   */
+  readonly maxMimeHeaderBytes: number;
+  /**
+   * Nesting depth of multiparts and encapsulated messages. Parts deeper than that pass through unchanged
+   * (`mime-depth-limit`).
+   * @default 32
+   */
+  readonly maxMimeDepth: number;
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -39,6 +57,9 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxExactBaseBytes: 1 << 28,
   maxTokenBytes: 1 << 24,
   maxSrcdocDepth: 8,
+  maxMimePartBytes: 1 << 26,
+  maxMimeHeaderBytes: 1 << 20,
+  maxMimeDepth: 32,
 });
 
 /** Merges user limits over the defaults, validating each: a positive safe integer. */

@@ -10,6 +10,8 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { BaseDecision } from '../base/base.ts';
 import { createCssRewriter } from '../css/stream.ts';
+import type { MimePartInfo } from '../mime/rewriter.ts';
+import { createMboxRewriter, createMimeRewriter } from '../mime/stream.ts';
 import { AbsError } from '../errors.ts';
 import { createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
@@ -31,7 +33,8 @@ Options:
   --url URL               the URL the document was retrieved from (base layer 4; the document's own URL)
   --base URL              fallback base when nothing else gives one (base layer 5)
   -o, --output FILE       write here (atomically) instead of standard output; never over INPUT
-  --type TYPE             html, css or auto (default: from the file extension, else html)
+  --type TYPE             html, css, mime (mail, MHTML), mbox or auto (default: from the file extension —
+                          .css, .eml/.mht/.mhtml, .mbox — else html)
   --resolver NAME         browser (WHATWG URL, as Chromium; default) or rfc3986
   --charset LABEL         the document's encoding, as a transport charset would say (beats <meta>)
   --links FILE|-          write one JSON line per reference; "-" without -o prints only the report
@@ -49,12 +52,14 @@ Examples:
   absolutize page.html --url https://example.com/docs/page.html -o page.abs.html
   curl -s https://example.com/ | absolutize --url https://example.com/ --links - > links.jsonl
   absolutize style.css --type css --url https://example.com/css/style.css
+  absolutize saved.mhtml --explain -o saved.abs.mhtml
+  absolutize archive.mbox --base thismessage:/ --links links.jsonl -o archive.abs.mbox
   absolutize https://example.com/docs/ --explain -o page.html
   absolutize --input-list urls.txt -o mirror/ --links links.jsonl
   absolutize resolve --base https://example.com/a/b ../c      (see absolutize resolve --help)
 `;
 
-type InputType = 'html' | 'css';
+type InputType = 'html' | 'css' | 'mime' | 'mbox';
 
 const EXTENSION_TYPES: Record<string, InputType> = {
   '.html': 'html',
@@ -62,8 +67,11 @@ const EXTENSION_TYPES: Record<string, InputType> = {
   '.xhtml': 'html',
   '.shtml': 'html',
   '.css': 'css',
+  '.eml': 'mime',
+  '.mht': 'mime',
+  '.mhtml': 'mime',
+  '.mbox': 'mbox',
 };
-const NOT_YET: Record<string, string> = { '.eml': 'mime', '.mht': 'mime', '.mhtml': 'mime', '.mbox': 'mbox' };
 
 export async function absolutizeCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -113,13 +121,16 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     const file = createAtomicFile(values.links);
     links = { write: (l) => file.stream.write(l), close: () => file.commit(), abort: () => file.abort() };
   }
-  const onReference = links === null
+  // `part`: null for HTML and CSS; the MIME section path ("2.1") in a message; "MESSAGE:PATH" in an mbox
+  // ("3:2.1" is part 2.1 of the third message).
+  const writeLink = links === null
     ? undefined
-    : (r: ReferenceRecord): void => {
-        links.write(`${JSON.stringify({ document: documentName, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed })}\n`);
+    : (r: ReferenceRecord, part: string | null): void => {
+        links.write(`${JSON.stringify({ document: documentName, part, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed })}\n`);
       };
-  const onWarning = (w: HtmlWarning): void => {
-    const where = w.line !== undefined ? ` (${documentName}:${w.line}:${w.column ?? 0})` : '';
+  const onReference = writeLink === undefined ? undefined : (r: ReferenceRecord): void => writeLink(r, null);
+  const onWarning = (w: HtmlWarning, part?: string): void => {
+    const where = w.line !== undefined ? ` (${documentName}${part === undefined ? '' : ` part ${part}`}:${w.line}:${w.column ?? 0})` : part === undefined ? '' : ` (${documentName} part ${part})`;
     report(io, 'warning', w.code, `${w.message}${where}`);
   };
   const onBase = values.explain ? (d: BaseDecision): void => explain(io, documentName, d) : undefined;
@@ -131,9 +142,27 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     onReference,
     onBase,
   };
-  const rewriter: Transform = type === 'css'
-    ? createCssRewriter({ ...common, charset })
-    : createHtmlRewriter({ ...common, charset, exactBase: values['exact-base'], absolutizeFragments: values.fragments, lazyLoad: values['lazy-load'] });
+  const documentOptions = { exactBase: values['exact-base'], absolutizeFragments: values.fragments, lazyLoad: values['lazy-load'] };
+  const mimeCommon = { retrieval: common.retrieval, fallback: common.fallback, resolver, ...documentOptions };
+  const explainPart = (p: MimePartInfo, prefix = ''): void => explain(io, `${documentName} part ${prefix}${p.path} (${p.contentType})`, p.base);
+  let rewriter: Transform;
+  if (type === 'css') rewriter = createCssRewriter({ ...common, charset });
+  else if (type === 'html') rewriter = createHtmlRewriter({ ...common, charset, ...documentOptions });
+  else if (type === 'mime') {
+    rewriter = createMimeRewriter({
+      ...mimeCommon,
+      onReference: writeLink,
+      onWarning,
+      onPart: values.explain ? (p) => explainPart(p) : undefined,
+    });
+  } else {
+    rewriter = createMboxRewriter({
+      ...mimeCommon,
+      onReference: writeLink && ((r, part, message) => writeLink(r, `${message}:${part}`)),
+      onWarning: (w, part, message) => onWarning(w, `${message}:${part}`),
+      onPart: values.explain ? (p, message) => explainPart(p, `${message}:`) : undefined,
+    });
+  }
 
   let output: AtomicFile | null = null;
   let sink: Writable;
@@ -165,19 +194,19 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       report(io, 'error', 'ABS_ERR_INPUT', `${documentName}: ${e.message}`);
       return EXIT_INPUT;
     }
+    if (err instanceof AbsError && err.code === 'ABS_ERR_MIME') {
+      report(io, 'error', err.code, `${documentName}: ${err.message}`);
+      return EXIT_INPUT;
+    }
     throw err;
   }
   return EXIT_OK;
 }
 
 function inputType(value: string, input: string): InputType {
-  if (value === 'html' || value === 'css') return value;
-  if (value === 'mime' || value === 'mbox') throw new AbsError(`--type ${value} is not supported yet`, 'ABS_ERR_USAGE');
-  if (value !== 'auto') throw new AbsError(`--type must be html, css or auto, not ${JSON.stringify(value)}`, 'ABS_ERR_USAGE');
-  const ext = extname(input).toLowerCase();
-  const notYet = NOT_YET[ext];
-  if (notYet !== undefined) throw new AbsError(`${input}: ${notYet} input is not supported yet`, 'ABS_ERR_USAGE');
-  return EXTENSION_TYPES[ext] ?? 'html';
+  if (value === 'html' || value === 'css' || value === 'mime' || value === 'mbox') return value;
+  if (value !== 'auto') throw new AbsError(`--type must be html, css, mime, mbox or auto, not ${JSON.stringify(value)}`, 'ABS_ERR_USAGE');
+  return EXTENSION_TYPES[extname(input).toLowerCase()] ?? 'html';
 }
 
 async function samePath(a: string, b: string): Promise<boolean> {

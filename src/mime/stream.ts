@@ -1,0 +1,189 @@
+/**
+ * Bytes in, bytes out: a MIME message or MHTML file (`createMimeRewriter`), and an mbox archive of them
+ * (`createMboxRewriter`). Thin adapters around MimePartRewriter and mailsplit.
+ */
+import { Transform } from 'node:stream';
+import type { TransformCallback } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
+import { AbsError } from '../errors.ts';
+import { Joiner, Splitter } from 'mailsplit';
+import { DEFAULT_LIMITS } from '../limits.ts';
+import { MimePartRewriter } from './rewriter.ts';
+import type { MimeRewriteOptions, MimeRewriteStats } from './rewriter.ts';
+
+/**
+ * A MIME message (RFC 5322 + MIME) or MHTML document, rewritten part by part: bytes are written to mailsplit's
+ * Splitter, whose objects go through MimePartRewriter to mailsplit's Joiner, whose bytes come out here.
+ */
+export class MimeRewriterStream extends Transform {
+  private readonly splitter: Splitter;
+  private readonly parts: MimePartRewriter;
+  private readonly joined: Promise<void>;
+
+  constructor(options: MimeRewriteOptions = {}) {
+    super();
+    const limits = options.limits ?? DEFAULT_LIMITS;
+    // defaultInlineEmbedded: a message/rfc822 part is parsed as a message unless it is an attachment.
+    this.splitter = new Splitter({ maxHeadSize: limits.maxMimeHeaderBytes, defaultInlineEmbedded: true });
+    this.parts = new MimePartRewriter(options);
+    const joiner = new Joiner();
+    joiner.on('data', (c: Buffer) => this.push(c));
+    this.joined = pipeline(this.splitter, this.parts, joiner);
+    this.joined.catch(() => {}); // reported through _transform/_flush
+  }
+
+  /** Counts, once the stream has finished. */
+  get stats(): MimeRewriteStats {
+    return this.parts.stats;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    if (this.splitter.write(chunk)) return callback();
+    const onDrain = (): void => callback();
+    this.splitter.once('drain', onDrain);
+    this.joined.catch((err: unknown) => {
+      this.splitter.off('drain', onDrain);
+      callback(mimeError(err));
+    });
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.splitter.end();
+    this.joined.then(
+      () => callback(),
+      (err: unknown) => callback(mimeError(err)),
+    );
+  }
+}
+
+function mimeError(err: unknown): AbsError {
+  const e = err as Error & { code?: string };
+  return new AbsError(`not a MIME message that can be processed: ${e.message}`, 'ABS_ERR_MIME', { cause: err });
+}
+
+export function createMimeRewriter(options: MimeRewriteOptions = {}): MimeRewriterStream {
+  return new MimeRewriterStream(options);
+}
+
+export interface MboxRewriteOptions extends Omit<MimeRewriteOptions, 'onReference' | 'onWarning' | 'onPart'> {
+  /** `message` counts from 1, in archive order. */
+  readonly onReference?: ((reference: Parameters<NonNullable<MimeRewriteOptions['onReference']>>[0], part: string, message: number) => void) | undefined;
+  readonly onWarning?: ((warning: Parameters<NonNullable<MimeRewriteOptions['onWarning']>>[0], part: string, message: number) => void) | undefined;
+  readonly onPart?: ((part: Parameters<NonNullable<MimeRewriteOptions['onPart']>>[0], message: number) => void) | undefined;
+}
+
+const FROM = Buffer.from('From ');
+
+/**
+ * An mbox archive: messages separated by `From ` lines at the start of the file or after an empty line (mboxo
+ * and mboxrd alike; `>From ` lines inside messages are message text and stay as they are). Each message runs
+ * through its own MIME rewriter; the separator lines pass through. Memory: one message's pipeline at a time.
+ */
+export class MboxRewriterStream extends Transform {
+  messages = 0;
+  readonly stats: MimeRewriteStats = { parts: 0, rewrittenParts: 0, rewritten: 0 };
+  private readonly options: MboxRewriteOptions;
+  private current: MimeRewriterStream | null = null;
+  /** Bytes at the start of a line, too few yet to tell whether they begin "From ". */
+  private carry: Buffer = Buffer.alloc(0);
+  private atLineStart = true;
+  private previousLineBlank = true;
+  /** Inside a separator line: its bytes go straight out. */
+  private inSeparator = false;
+
+  constructor(options: MboxRewriteOptions = {}) {
+    super();
+    this.options = options;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    this.consume(Buffer.concat([this.carry, chunk]), false).then(() => callback(), (err: unknown) => callback(err as Error));
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.consume(this.carry, true)
+      .then(() => this.endMessage())
+      .then(() => callback(), (err: unknown) => callback(err as Error));
+  }
+
+  private async consume(data: Buffer, isEnd: boolean): Promise<void> {
+    this.carry = Buffer.alloc(0);
+    let i = 0;
+    let segmentStart = 0; // bytes [segmentStart, i) go to the current message
+    while (i < data.length) {
+      if (this.inSeparator) {
+        const eol = data.indexOf(0x0a, i);
+        const end = eol === -1 ? data.length : eol + 1;
+        this.push(data.subarray(i, end));
+        i = segmentStart = end;
+        if (eol !== -1) {
+          this.inSeparator = false;
+          this.atLineStart = true;
+          this.previousLineBlank = false;
+        }
+        continue;
+      }
+      if (this.atLineStart) {
+        if (data.length - i < FROM.length && !isEnd) {
+          await this.writeMessage(data.subarray(segmentStart, i));
+          this.carry = Buffer.from(data.subarray(i));
+          return;
+        }
+        if (this.previousLineBlank && data.subarray(i, i + FROM.length).equals(FROM)) {
+          await this.writeMessage(data.subarray(segmentStart, i));
+          await this.endMessage();
+          this.inSeparator = true;
+          segmentStart = i;
+          continue;
+        }
+      }
+      const eol = data.indexOf(0x0a, i);
+      const end = eol === -1 ? data.length : eol + 1;
+      if (eol !== -1) {
+        const line = data.subarray(i, end);
+        this.previousLineBlank = line.length === 1 || (line.length === 2 && line[0] === 0x0d);
+        this.atLineStart = true;
+      } else {
+        this.atLineStart = false;
+        this.previousLineBlank = false;
+      }
+      i = end;
+    }
+    await this.writeMessage(data.subarray(segmentStart, i));
+  }
+
+  /** Writes bytes of the current message, starting one if needed (text before the first separator is one too). */
+  private async writeMessage(bytes: Buffer): Promise<void> {
+    if (bytes.length === 0) return;
+    if (this.current === null) this.startMessage();
+    if (!this.current!.write(bytes)) await new Promise((resolve) => this.current!.once('drain', resolve));
+  }
+
+  private startMessage(): void {
+    const index = ++this.messages;
+    const o = this.options;
+    const stream = createMimeRewriter({
+      ...o,
+      onReference: o.onReference && ((r, part) => o.onReference!(r, part, index)),
+      onWarning: o.onWarning && ((w, part) => o.onWarning!(w, part, index)),
+      onPart: o.onPart && ((p) => o.onPart!(p, index)),
+    });
+    stream.on('data', (c: Buffer) => this.push(c));
+    this.current = stream;
+  }
+
+  private async endMessage(): Promise<void> {
+    const stream = this.current;
+    if (stream === null) return;
+    this.current = null;
+    stream.end();
+    await finished(stream);
+    this.stats.parts += stream.stats.parts;
+    this.stats.rewrittenParts += stream.stats.rewrittenParts;
+    this.stats.rewritten += stream.stats.rewritten;
+  }
+}
+
+export function createMboxRewriter(options: MboxRewriteOptions = {}): MboxRewriterStream {
+  return new MboxRewriterStream(options);
+}
