@@ -141,6 +141,12 @@ export function establishBase(layers: BaseLayers, options: BaseOptions = {}): Ba
         ignored.push({ source, raw, reason: 'empty' });
         continue;
       }
+      // RFC 2557 §8.3: a Content-Location holding a cid: (or mid:) URL labels the part; it is never a base
+      // (nothing relative resolves against it: Chromium labels the stylesheets it saves from <style> so).
+      if (/^\s*(?:cid|mid):/i.test(value)) {
+        ignored.push({ source, raw, reason: 'a cid:/mid: label, not a base (RFC 2557 §8.3)' });
+        continue;
+      }
       if (accept(source, raw, value)) break;
     }
   }

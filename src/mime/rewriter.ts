@@ -83,7 +83,9 @@ interface HeldPart {
 /** The header values that give a base (RFC 2110 Content-Base, RFC 2557 Content-Location); RFC 2047 decoded. */
 function entityHeaders(node: MimeNode): EntityHeaders {
   const contentBase = node.headers.getFirst('content-base');
-  const contentLocation = node.headers.getFirst('content-location');
+  // Chromium's MHTML has no Content-Location on its top-level multipart, but names the saved page's URL in
+  // Snapshot-Content-Location: the base of the parts that have none of their own (stylesheets saved from <style>).
+  const contentLocation = node.headers.getFirst('content-location') || (node.root ? node.headers.getFirst('snapshot-content-location') : '');
   return { contentBase: contentBase === '' ? undefined : contentBase, contentLocation: contentLocation === '' ? undefined : contentLocation };
 }
 
