@@ -21,6 +21,7 @@ interface Run {
   bytes: number;
   seconds: number;
   maxRssKiB: number;
+  messages?: number;
 }
 
 function node(args: string[]): Run {
@@ -78,6 +79,16 @@ for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], [
   say(`  absolutize           ${mbps(ours).toFixed(1).padStart(7)} MB/s   peak RSS ${(ours.maxRssKiB / 1024).toFixed(0)} MiB`);
   if (peer !== null) say(`  lxml links+serialize ${mbps(peer).toFixed(1).padStart(7)} MB/s   peak RSS ${(peer.maxRssKiB / 1024).toFixed(0)} MiB`);
   say(`  ratio absolutize / SAX no-op: ${(mbps(ours) / mbps(sax)).toFixed(2)}x${peer !== null ? `   absolutize / lxml: ${(mbps(ours) / mbps(peer)).toFixed(2)}x` : ''}`);
+}
+
+// MIME and mbox: the real messages of ../shared/corpus/mail as .eml (each through the MIME rewriter), and
+// the same messages as one mbox, with a fallback base so that their HTML and CSS parts are rewritten.
+{
+  const mime = node([`${here}mime-engine.ts`, String(repeat)]);
+  say(`\nMIME (../shared/corpus/mail, ${mime.messages} messages): ${(mime.bytes / 1e6).toFixed(1)} MB`);
+  say(`  absolutize --type mime ${mbps(mime).toFixed(1).padStart(7)} MB/s   peak RSS ${(mime.maxRssKiB / 1024).toFixed(0)} MiB`);
+  const mbox = node(['--max-semi-space-size=4', `${here}mbox-memory.ts`, String(Math.max(16, Math.min(streamMb, 256)))]);
+  say(`  absolutize --type mbox ${mbps(mbox).toFixed(1).padStart(7)} MB/s   peak RSS ${(mbox.maxRssKiB / 1024).toFixed(0)} MiB (${mbox.messages} messages, generated mbox of ${(mbox.bytes / 1e6).toFixed(0)} MB)`);
 }
 
 if (streamMb > 0) {

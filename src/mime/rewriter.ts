@@ -155,10 +155,6 @@ export class MimePartRewriter extends Transform {
       return;
     }
     this.held = { node, kind, path, encoding, parentBase: parent?.base ?? null, headers, chunks: [], size: 0 };
-    if (parent === undefined) {
-      // The top-level entity: its own layers are the retrieval URL and the fallback, not an enclosing entity.
-      this.held = { ...this.held, parentBase: establishBase({ retrieval: o.retrieval, fallback: o.fallback }, { resolver: o.resolver }) };
-    }
   }
 
   /** IMAP-style section numbers (RFC 3501 §6.4.5). */
@@ -214,9 +210,10 @@ export class MimePartRewriter extends Transform {
     let count: number;
     const charset = held.node.charset === false ? undefined : held.node.charset;
     if (held.kind === 'html') {
+      // The top-level entity has no enclosing one: its layers beneath are the retrieval URL and the fallback.
       const r = await absolutizeHtml(decoded, {
         charset,
-        encapsulating: held.parentBase,
+        ...(held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase }),
         headers: held.headers,
         resolver: o.resolver,
         absolutizeFragments: o.absolutizeFragments,
@@ -229,7 +226,8 @@ export class MimePartRewriter extends Transform {
       rewritten = r.output;
       count = r.stats.rewritten;
     } else {
-      const base = establishBase({ encapsulating: held.parentBase, headers: held.headers }, { resolver: o.resolver });
+      const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
+      const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
       const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning });
       const out: Buffer[] = [];
       css.on('data', (c: Buffer) => out.push(c));

@@ -101,6 +101,29 @@ describe('absolutize INPUT', () => {
     expect(r.stderr).toMatch(/^absolutize: warning \[unresolvable-reference\]/m);
   });
 
+  it('rewrites mail and MHTML by extension, with part paths in --links and the chain per part in --explain', () => {
+    const eml = '../shared/conformance/rfc2557/rfc2557-9.3-outer-content-location.eml';
+    const r = runCli([eml, '--links', '-', '--explain']);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => [l['part'], l['resolved']])).toEqual([
+      ['1', 'http://www.ietf.cnri.reston.va.us/images/ietflogo1.gif'],
+      ['1', 'http://www.ietf.cnri.reston.va.us/images/ietflogo2.gif'],
+      ['1', 'http://www.ietf.cnri.reston.va.us/images/ietflogo3.gif'],
+    ]);
+    expect(r.stderr).toContain(`absolutize: base of ${eml} part 1 (text/html): http://www.ietf.cnri.reston.va.us/ [encapsulating]`);
+    expect(r.stderr).toContain('  content-location: http://www.ietf.cnri.reston.va.us/images/ietflogo2.gif (written "images/ietflogo2.gif")');
+  });
+
+  it('rewrites an mbox from standard input with --type mbox; --links parts are MESSAGE:PART', () => {
+    const mbox = 'From a@b Sat Nov 21 10:00:00 2026\nContent-Type: text/html\n\n<a href="x">x</a>\n\nFrom a@b Sat Nov 21 10:01:00 2026\nContent-Type: text/plain\n\nplain\n';
+    const r = runCli(['--type', 'mbox', '--base', 'thismessage:/'], { input: mbox });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(mbox.replace('href="x"', 'href="thismessage:/x"'));
+    const links = runCli(['--type', 'mbox', '--base', 'thismessage:/', '--links', '-'], { input: mbox });
+    expect(JSON.parse(links.stdout)).toMatchObject({ part: '1:1', raw: 'x', resolved: 'thismessage:/x', baseSource: 'fallback' });
+  });
+
   it('exits 2 on usage errors, with one line', () => {
     for (const args of [['--nope'], ['--url', 'relative/x'], ['examples/page.html', '-o', 'examples/page.html'], ['--type', 'pdf'], ['a.html', 'b.html']]) {
       const r = runCli(args);
