@@ -42,6 +42,7 @@ Options:
   --exact-base            hold the whole document so that a late <base href> is honoured exactly
   --fragments             absolutize fragment-only references (href="#x") too
   --lazy-load             also rewrite data-src, data-srcset and data-original
+  --content-location      mail/MHTML: also write relative Content-Location headers as absolute URLs
   -h, --help              this help
   -V, --version           print the version
 
@@ -90,6 +91,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       'exact-base': { type: 'boolean', default: false },
       fragments: { type: 'boolean', default: false },
       'lazy-load': { type: 'boolean', default: false },
+      'content-location': { type: 'boolean', default: false },
       ...FETCH_OPTIONS,
     },
   });
@@ -143,7 +145,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     onBase,
   };
   const documentOptions = { exactBase: values['exact-base'], absolutizeFragments: values.fragments, lazyLoad: values['lazy-load'] };
-  const mimeCommon = { retrieval: common.retrieval, fallback: common.fallback, resolver, ...documentOptions };
+  const mimeCommon = { retrieval: common.retrieval, fallback: common.fallback, resolver, absolutizeContentLocation: values['content-location'], ...documentOptions };
   const explainPart = (p: MimePartInfo, prefix = ''): void => explain(io, `${documentName} part ${prefix}${p.path} (${p.contentType})`, p.base);
   let rewriter: Transform;
   if (type === 'css') rewriter = createCssRewriter({ ...common, charset });

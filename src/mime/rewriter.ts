@@ -15,7 +15,7 @@
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import type { MimeChunk, MimeNode } from 'mailsplit';
-import { establishBase } from '../base/base.ts';
+import { establishBase, headerUrlValue } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import { createCssRewriter } from '../css/stream.ts';
@@ -36,6 +36,8 @@ export interface MimeRewriteOptions {
   readonly absolutizeFragments?: boolean | undefined;
   readonly lazyLoad?: boolean | undefined;
   readonly exactBase?: boolean | undefined;
+  /** Rewrite a relative `Content-Location` header value to the absolute URL it resolves to. @default false */
+  readonly absolutizeContentLocation?: boolean | undefined;
   readonly limits?: Limits | undefined;
   /** Every reference of every rewritten part, with the part's path. */
   readonly onReference?: ((reference: ReferenceRecord, part: string) => void) | undefined;
@@ -140,6 +142,7 @@ export class MimePartRewriter extends Transform {
         ? establishBase({ retrieval: o.retrieval, fallback: o.fallback, headers }, { resolver: o.resolver })
         : establishBase({ encapsulating: parent.base, headers }, { resolver: o.resolver });
     this.states.set(node, { path, depth, base, children: 0 });
+    if (o.absolutizeContentLocation === true && base.source === 'content-location') this.absolutizeContentLocation(node, base);
     const contentType = node.contentType === false ? 'text/plain' : node.contentType;
     o.onPart?.({ path, contentType, base });
 
@@ -155,6 +158,17 @@ export class MimePartRewriter extends Transform {
       return;
     }
     this.held = { node, kind, path, encoding, parentBase: parent?.base ?? null, headers, chunks: [], size: 0 };
+  }
+
+  /**
+   * Writes the absolute URL in place of a relative Content-Location (the only header line that changes; the
+   * block keeps its line endings).
+   */
+  private absolutizeContentLocation(node: MimeNode, base: BaseDecision): void {
+    if (base.url === null || base.raw === null || headerUrlValue(base.raw) === base.url) return;
+    const eol = node.getHeaders().includes('\r\n') ? '\r\n' : '\n';
+    node.headers.update('Content-Location', base.url);
+    (node as { getHeaders(): Buffer }).getHeaders = () => node.headers.build(eol);
   }
 
   /** IMAP-style section numbers (RFC 3501 §6.4.5). */

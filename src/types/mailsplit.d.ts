@@ -6,6 +6,8 @@ declare module 'mailsplit' {
   export interface MailsplitHeaders {
     getFirst(key: string): string;
     get(key: string): string[];
+    update(key: string, value: string): void;
+    build(lineEnd?: string): Buffer;
   }
 
   /** One MIME entity, emitted when its header ends (`type: 'node'`). */

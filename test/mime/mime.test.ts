@@ -65,6 +65,16 @@ describe('RFC 2557 and RFC 2110 worked examples', () => {
     expect(r.output.toString('latin1')).toMatch(/Content-Transfer-Encoding: QUOTED-PRINTABLE\r\n\r\n[^]*=3D"http:\/\/www\.ietf/);
   });
 
+  it('9.3 with absolutizeContentLocation: the relative Content-Location header becomes absolute, nothing else in the header changes', async () => {
+    const input = rfc('rfc2557-9.3-outer-content-location.eml');
+    const r = await rewriteMime(input, { absolutizeContentLocation: true });
+    const out = r.output.toString('latin1');
+    expect(out).toContain('\r\nContent-Location: http://www.ietf.cnri.reston.va.us/images/ietflogo2.gif\r\nContent-Transfer-Encoding: BASE64\r\n');
+    expect(out).not.toContain('Content-Location: images/ietflogo2.gif');
+    // The absolute ones are left as written (folded over two lines).
+    expect(out).toContain('Content-Location:\r\n         http://www.ietf.cnri.reston.va.us/images/ietflogo1.gif');
+  });
+
   it('9.4: with no base the reference stays as written; with --base thismessage:/ it is based there (§5(e))', async () => {
     const plain = await rewriteMime(rfc('rfc2557-9.4-no-base.eml'));
     expect(plain.output.equals(rfc('rfc2557-9.4-no-base.eml'))).toBe(true);
