@@ -7,6 +7,8 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BaseDecision } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
+import { MimeBodyRewriterStream, createMimeRewriter } from '../mime/stream.ts';
+import type { MimeRewriterStream } from '../mime/stream.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import type { CssRewriterStream } from '../css/stream.ts';
 import type { FetchError, RedirectHop } from '../errors.ts';
@@ -44,7 +46,7 @@ export interface ResponseRewriteOptions {
 export interface ResponseRewriter {
   readonly kind: RewriteKind;
   /** The rewriter, or null when the body passes through untouched (see `passthroughReason`). */
-  readonly transform: HtmlRewriterStream | CssRewriterStream | null;
+  readonly transform: HtmlRewriterStream | CssRewriterStream | MimeRewriterStream | MimeBodyRewriterStream | null;
   /** Why the body is not rewritten, for a warning or a batch's skip message; null when it is. */
   readonly passthroughReason: string | null;
 }
@@ -91,10 +93,26 @@ export function createResponseRewriter(document: FetchedDocument, options: Respo
       };
     case 'css':
       return { kind, passthroughReason: null, transform: createCssRewriter({ ...common, charset }) };
-    case 'mime':
-      // NOTE: the MIME rewriter (message/rfc822, MHTML) plugs in here when it lands; until then the body passes
-      // through untouched, with a warning.
-      return { kind, passthroughReason: `${document.contentType.essence ?? 'MIME'} is not rewritten yet (the MIME rewriter is not available): passed through untouched`, transform: null };
+    case 'mime': {
+      // message/rfc822 and MHTML files (application/x-mimearchive) are whole messages; a multipart/* body's
+      // header is the response's Content-Type. The retrieval URL is the base beneath every part's own layers.
+      const mimeOptions = {
+        retrieval: document.retrieval,
+        fallback: options.fallback ?? null,
+        resolver: options.resolver,
+        limits: options.limits,
+        exactBase: options.exactBase,
+        absolutizeFragments: options.absolutizeFragments,
+        lazyLoad: options.lazyLoad,
+        onWarning: options.onWarning && ((w: HtmlWarning) => options.onWarning!(w)),
+        onReference: options.onReference && ((r: ReferenceRecord) => options.onReference!(r)),
+      };
+      const essence = document.contentType.essence ?? '';
+      const transform = essence.startsWith('multipart/') && document.contentType.raw !== null
+        ? new MimeBodyRewriterStream(document.contentType.raw, mimeOptions)
+        : createMimeRewriter(mimeOptions);
+      return { kind, passthroughReason: null, transform };
+    }
     case 'none':
       return { kind, passthroughReason: `${document.contentType.raw === null ? 'no Content-Type' : `Content-Type ${document.contentType.essence ?? JSON.stringify(document.contentType.raw)}`} is not rewritten: passed through untouched`, transform: null };
   }
@@ -175,9 +193,9 @@ export async function absolutizeUrl(url: string, options: AbsolutizeUrlOptions =
     contentType: document.contentType,
     kind: rewriter.kind,
     rewritten: t !== null,
-    base: t?.base ?? null,
-    encoding: t?.encoding ?? null,
-    stats: t?.stats ?? null,
+    base: t !== null && 'base' in t ? t.base : null,
+    encoding: t !== null && 'encoding' in t ? t.encoding : null,
+    stats: t !== null && 'base' in t ? t.stats : null,
     warnings,
     references,
     error,

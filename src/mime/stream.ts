@@ -187,3 +187,42 @@ export class MboxRewriterStream extends Transform {
 export function createMboxRewriter(options: MboxRewriteOptions = {}): MboxRewriterStream {
   return new MboxRewriterStream(options);
 }
+
+/**
+ * The body of a `multipart/*` entity whose header lives elsewhere (an HTTP response's Content-Type): the
+ * MIME rewriter reads it behind a header block made of that Content-Type, which is dropped from the output
+ * again, byte for byte.
+ */
+export class MimeBodyRewriterStream extends Transform {
+  readonly inner: MimeRewriterStream;
+  private toDrop: number;
+
+  constructor(contentType: string, options: MimeRewriteOptions = {}) {
+    super();
+    const header = Buffer.from(`Content-Type: ${contentType.replace(/[\r\n]+/g, ' ')}\r\n\r\n`, 'latin1');
+    this.toDrop = header.length;
+    this.inner = createMimeRewriter(options);
+    this.inner.on('data', (c: Buffer) => {
+      const drop = Math.min(this.toDrop, c.length);
+      this.toDrop -= drop;
+      if (drop < c.length) this.push(c.subarray(drop));
+    });
+    this.inner.write(header);
+  }
+
+  get stats(): MimeRewriteStats {
+    return this.inner.stats;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    this.inner.write(chunk, (err) => callback(err ?? undefined));
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.inner.end();
+    finished(this.inner).then(
+      () => callback(),
+      (err: unknown) => callback(err as Error),
+    );
+  }
+}

@@ -88,19 +88,22 @@ describe('charset: Content-Type beats <meta>', () => {
     expect(c.output.toString()).toBe(`a { background: url(${o}/img/b.png) }`);
   });
 
-  it('MIME (message/rfc822, multipart/related) and other types pass through untouched, with a warning', async () => {
-    const mhtml = 'Content-Type: text/html\r\nContent-Location: http://example.com/\r\n\r\n<a href="x">x</a>';
-    server.route('/page.mht', html(mhtml, 'multipart/related; boundary="b"'));
-    server.route('/mail.eml', html(mhtml, 'message/rfc822'));
+  it('MIME over HTTP is rewritten part by part (message/rfc822 whole; a multipart body under the response Content-Type); other types pass through', async () => {
+    const message = 'Content-Type: text/html\r\nContent-Location: http://example.com/d/\r\n\r\n<a href="x">x</a>';
+    const related = '--b\r\nContent-Type: text/html\r\n\r\n<a href="x">x</a>\r\n--b\r\nContent-Type: text/css\r\nContent-Location: css/s.css\r\n\r\na{b:url(../i.png)}\r\n--b--\r\n';
+    server.route('/mail.eml', html(message, 'message/rfc822'));
+    server.route('/dir/page.mht', html(related, 'multipart/related; boundary="b"'));
     server.route('/img.png', html(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x3c, 0x61]), 'image/png'));
-    for (const path of ['/page.mht', '/mail.eml', '/img.png']) {
-      const r = await absolutizeUrl(o + path);
-      expect(r.rewritten).toBe(false);
-      expect(r.warnings.map((w) => w.code)).toEqual(['content-type-not-rewritten']);
-      expect(r.output.equals((await (await fetch(o + path)).bytes()) as Uint8Array)).toBe(true);
-    }
-    expect((await absolutizeUrl(`${o}/page.mht`)).kind).toBe('mime');
-    expect((await absolutizeUrl(`${o}/img.png`)).kind).toBe('none');
+    const mail = await absolutizeUrl(`${o}/mail.eml`);
+    expect([mail.kind, mail.rewritten, mail.warnings]).toEqual(['mime', true, []]);
+    expect(mail.output.toString()).toBe(message.replace('"x"', '"http://example.com/d/x"'));
+    const page = await absolutizeUrl(`${o}/dir/page.mht`);
+    expect(page.output.toString()).toBe(related.replace('"x"', `"${o}/dir/x"`).replace('../i.png', `${o}/dir/i.png`));
+    expect(page.references.map((r) => r.resolved)).toEqual([`${o}/dir/x`, `${o}/dir/i.png`]);
+    const img = await absolutizeUrl(`${o}/img.png`);
+    expect([img.kind, img.rewritten]).toEqual(['none', false]);
+    expect(img.warnings.map((w) => w.code)).toEqual(['content-type-not-rewritten']);
+    expect(img.output.equals((await (await fetch(`${o}/img.png`)).bytes()) as Uint8Array)).toBe(true);
   });
 });
 
