@@ -96,17 +96,8 @@ export function createResponseRewriter(document: FetchedDocument, options: Respo
     case 'mime': {
       // message/rfc822 and MHTML files (application/x-mimearchive) are whole messages; a multipart/* body's
       // header is the response's Content-Type. The retrieval URL is the base beneath every part's own layers.
-      const mimeOptions = {
-        retrieval: document.retrieval,
-        fallback: options.fallback ?? null,
-        resolver: options.resolver,
-        limits: options.limits,
-        exactBase: options.exactBase,
-        absolutizeFragments: options.absolutizeFragments,
-        lazyLoad: options.lazyLoad,
-        onWarning: options.onWarning && ((w: HtmlWarning) => options.onWarning!(w)),
-        onReference: options.onReference && ((r: ReferenceRecord) => options.onReference!(r)),
-      };
+      const { onBase: _perPart, ...layers } = common; // MIME reports a base per part, not one for the body
+      const mimeOptions = { ...layers, exactBase: options.exactBase, absolutizeFragments: options.absolutizeFragments, lazyLoad: options.lazyLoad };
       const essence = document.contentType.essence ?? '';
       const transform = essence.startsWith('multipart/') && document.contentType.raw !== null
         ? new MimeBodyRewriterStream(document.contentType.raw, mimeOptions)
