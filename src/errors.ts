@@ -19,8 +19,7 @@ export type AbsErrorCode =
   | 'ABS_ERR_HTTP_STATUS'
   | 'ABS_ERR_HTTP_REDIRECT'
   | 'ABS_ERR_HTTP_ADDRESS_REFUSED'
-  | 'ABS_ERR_HTTP_CONTENT_ENCODING'
-  | 'ABS_ERR_MIME';
+  | 'ABS_ERR_HTTP_CONTENT_ENCODING';
 
 // The brand, a registered symbol, is the same in every copy of the package (undici's kUndiciError).
 const kAbsError = Symbol.for('absolutize.error');
@@ -105,7 +104,8 @@ export type WarningCode =
   | 'mime-part-too-large'
   | 'mime-undecodable-body'
   | 'mime-unknown-transfer-encoding'
-  | 'mime-depth-limit';
+  | 'mime-depth-limit'
+  | 'mime-structure-error';
 
 export interface Warning {
   readonly code: WarningCode;

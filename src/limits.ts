@@ -39,8 +39,8 @@ export interface Limits {
    */
   readonly maxMimePartBytes: number;
   /**
-   * Bytes of one MIME header block (mailsplit's maxHeadSize). A message with a larger one is not processed
-   * (`ABS_ERR_MIME`).
+   * Bytes of one MIME header block (mailsplit's maxHeadSize). Past it the rest of the message (from the part
+   * being held, or the header block being read) passes through unchanged (`mime-structure-error`).
    * @default 1048576 (1 MiB)
    */
   readonly maxMimeHeaderBytes: number;

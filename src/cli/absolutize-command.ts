@@ -196,10 +196,6 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       report(io, 'error', 'ABS_ERR_INPUT', `${documentName}: ${e.message}`);
       return EXIT_INPUT;
     }
-    if (err instanceof AbsError && err.code === 'ABS_ERR_MIME') {
-      report(io, 'error', err.code, `${documentName}: ${err.message}`);
-      return EXIT_INPUT;
-    }
     throw err;
   }
   return EXIT_OK;

@@ -12,8 +12,7 @@
  * reads), rewritten, and encoded back with the same transfer encoding. A part in which nothing changed is written
  * from its original bytes. Memory: one part at a time, at most `maxMimePartBytes`.
  */
-import { Transform } from 'node:stream';
-import type { TransformCallback } from 'node:stream';
+import { Writable } from 'node:stream';
 import type { MimeChunk, MimeNode } from 'mailsplit';
 import { establishBase, headerUrlValue } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
@@ -92,41 +91,59 @@ function entityHeaders(node: MimeNode): EntityHeaders {
 }
 
 /**
- * The transform between mailsplit's Splitter and Joiner (object mode on both sides).
+ * What MimePartRewriter writes: output bytes, and how many input bytes they stand for (the same bytes, or a
+ * part's rewritten body), in input order.
  */
-export class MimePartRewriter extends Transform {
+export type MimeSink = (output: Buffer, inputLength: number) => void;
+
+/**
+ * Takes mailsplit Splitter's objects and writes the message back out through `sink` (the Joiner's job, done
+ * here so that every output buffer is matched with the input bytes it accounts for).
+ */
+export class MimePartRewriter extends Writable {
   readonly stats: MimeRewriteStats = { parts: 0, rewrittenParts: 0, rewritten: 0 };
   private readonly options: MimeRewriteOptions;
   private readonly limits: Limits;
   private readonly states = new Map<MimeNode, PartState>();
   private held: HeldPart | null = null;
+  private readonly sink: MimeSink;
 
-  constructor(options: MimeRewriteOptions = {}) {
+  constructor(options: MimeRewriteOptions, sink: MimeSink) {
     super({ objectMode: true });
     this.options = options;
     this.limits = options.limits ?? DEFAULT_LIMITS;
+    this.sink = sink;
   }
 
-  override _transform(obj: MimeNode | MimeChunk, _enc: BufferEncoding, callback: TransformCallback): void {
+  override _write(obj: MimeNode | MimeChunk, _enc: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (obj.type === 'body' && this.held !== null && obj.node === this.held.node) {
       this.hold(obj);
       return callback();
     }
     this.finishHeld().then(
       () => {
-        if (obj.type === 'node') this.onNode(obj);
-        this.push(obj);
+        if (obj.type === 'node') {
+          const headerLength = obj.getHeaders().length;
+          this.onNode(obj);
+          this.sink(obj.getHeaders(), headerLength);
+        } else {
+          this.emitChunk(obj);
+        }
         callback();
       },
       (err: unknown) => callback(err as Error),
     );
   }
 
-  override _flush(callback: TransformCallback): void {
+  override _final(callback: (error?: Error | null) => void): void {
     this.finishHeld().then(
       () => callback(),
       (err: unknown) => callback(err as Error),
     );
+  }
+
+  private emitChunk(chunk: MimeChunk): void {
+    if (chunk.value.length > 0) this.sink(chunk.value, chunk.value.length);
   }
 
   /** A header block has ended: decide the entity's base, and start holding its body if it is rewritten. */
@@ -188,8 +205,8 @@ export class MimePartRewriter extends Transform {
     held.size += chunk.value.length;
     if (held.size > this.limits.maxMimePartBytes) {
       this.warn({ code: 'mime-part-too-large', message: `part ${held.path} is larger than ${this.limits.maxMimePartBytes} bytes: passed through unchanged` }, held.path);
-      for (const c of held.chunks) this.push(c);
-      this.push(chunk);
+      for (const c of held.chunks) this.emitChunk(c);
+      this.emitChunk(chunk);
       this.held = null;
       return;
     }
@@ -204,11 +221,11 @@ export class MimePartRewriter extends Transform {
     const original = Buffer.concat(held.chunks.map((c) => c.value));
     const replacement = await this.rewritePart(held, original);
     if (replacement === null) {
-      for (const c of held.chunks) this.push(c);
+      for (const c of held.chunks) this.emitChunk(c);
       return;
     }
     this.stats.rewrittenParts++;
-    this.push({ type: 'body', node: held.node, value: replacement } satisfies MimeChunk);
+    this.sink(replacement, original.length);
   }
 
   private async rewritePart(held: HeldPart, original: Buffer): Promise<Buffer | null> {

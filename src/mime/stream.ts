@@ -5,31 +5,38 @@
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
-import { AbsError } from '../errors.ts';
-import { Joiner, Splitter } from 'mailsplit';
+import { Splitter } from 'mailsplit';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import { MimePartRewriter } from './rewriter.ts';
 import type { MimeRewriteOptions, MimeRewriteStats } from './rewriter.ts';
 
 /**
  * A MIME message (RFC 5322 + MIME) or MHTML document, rewritten part by part: bytes are written to mailsplit's
- * Splitter, whose objects go through MimePartRewriter to mailsplit's Joiner, whose bytes come out here.
+ * Splitter, whose objects MimePartRewriter writes back out, each output buffer matched with the input bytes it
+ * stands for.
+ *
+ * Nothing is lost when mailsplit gives up (a header block over `maxMimeHeaderBytes`, or any other error it
+ * raises): the input bytes not yet accounted for by an output buffer are kept (`pending`), and on failure they,
+ * and everything after them, pass through unchanged with a `mime-structure-error` warning. `pending` is bounded
+ * by the part being held (`maxMimePartBytes`), the header block being read (`maxMimeHeaderBytes`) and the
+ * Splitter's stream buffer.
  */
 export class MimeRewriterStream extends Transform {
   private readonly splitter: Splitter;
   private readonly parts: MimePartRewriter;
-  private readonly joined: Promise<void>;
+  private readonly done: Promise<void>;
+  private readonly options: MimeRewriteOptions;
+  private pending: Buffer[] = [];
+  private failed = false;
 
   constructor(options: MimeRewriteOptions = {}) {
     super();
+    this.options = options;
     const limits = options.limits ?? DEFAULT_LIMITS;
     // defaultInlineEmbedded: a message/rfc822 part is parsed as a message unless it is an attachment.
     this.splitter = new Splitter({ maxHeadSize: limits.maxMimeHeaderBytes, defaultInlineEmbedded: true });
-    this.parts = new MimePartRewriter(options);
-    const joiner = new Joiner();
-    joiner.on('data', (c: Buffer) => this.push(c));
-    this.joined = pipeline(this.splitter, this.parts, joiner);
-    this.joined.catch(() => {}); // reported through _transform/_flush
+    this.parts = new MimePartRewriter(options, (output, inputLength) => this.emit_(output, inputLength));
+    this.done = pipeline(this.splitter, this.parts).catch((err: unknown) => this.fail(err));
   }
 
   /** Counts, once the stream has finished. */
@@ -38,27 +45,59 @@ export class MimeRewriterStream extends Transform {
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    if (this.failed) {
+      this.push(chunk);
+      return callback();
+    }
+    this.pending.push(chunk);
     if (this.splitter.write(chunk)) return callback();
-    const onDrain = (): void => callback();
-    this.splitter.once('drain', onDrain);
-    this.joined.catch((err: unknown) => {
-      this.splitter.off('drain', onDrain);
-      callback(mimeError(err));
-    });
+    let called = false;
+    const once = (): void => {
+      if (!called) {
+        called = true;
+        callback();
+      }
+    };
+    this.splitter.once('drain', once);
+    this.done.then(once, once);
   }
 
   override _flush(callback: TransformCallback): void {
-    this.splitter.end();
-    this.joined.then(
+    if (!this.failed) this.splitter.end();
+    this.done.then(
       () => callback(),
-      (err: unknown) => callback(mimeError(err)),
+      (err: unknown) => callback(err as Error),
     );
   }
-}
 
-function mimeError(err: unknown): AbsError {
-  const e = err as Error & { code?: string };
-  return new AbsError(`not a MIME message that can be processed: ${e.message}`, 'ABS_ERR_MIME', { cause: err });
+  /** Output for input bytes that are now accounted for. */
+  private emit_(output: Buffer, inputLength: number): void {
+    if (this.failed) return;
+    this.push(output);
+    let n = inputLength;
+    while (n > 0 && this.pending.length > 0) {
+      const head = this.pending[0]!;
+      if (head.length <= n) {
+        this.pending.shift();
+        n -= head.length;
+      } else {
+        this.pending[0] = head.subarray(n);
+        n = 0;
+      }
+    }
+  }
+
+  /** mailsplit gave up: the input not yet written out, and all that follows, passes through unchanged. */
+  private fail(err: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.options.onWarning?.(
+      { code: 'mime-structure-error', message: `the message cannot be split further (${(err as Error).message}): the rest passes through unchanged` },
+      '0',
+    );
+    this.push(Buffer.concat(this.pending));
+    this.pending = [];
+  }
 }
 
 export function createMimeRewriter(options: MimeRewriteOptions = {}): MimeRewriterStream {

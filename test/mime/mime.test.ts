@@ -14,6 +14,7 @@ import type { MimePartInfo, MimeRewriteOptions } from '../../src/mime/rewriter.t
 import { createMboxRewriter, createMimeRewriter } from '../../src/mime/stream.ts';
 import { CHUNK_SEED, randomChunks, seededRandom } from '../helpers/chunks.ts';
 import { sharedPath } from '../helpers/shared.ts';
+import { resolveLimits } from '../../src/limits.ts';
 
 interface Run {
   output: Buffer;
@@ -291,6 +292,34 @@ describe('bad input', () => {
     expect(r.output.toString()).toBe(open.toString().replace('"ok.html"', '"http://h/d/ok.html"'));
     const truncated = Buffer.from('Content-Type: text/html\r\nContent-Base: http://h/\r\n\r\n<a href="a">a</a><a hre');
     expect((await rewriteMime(truncated)).output.toString()).toBe('Content-Type: text/html\r\nContent-Base: http://h/\r\n\r\n<a href="http://h/a">a</a><a hre');
+  });
+
+  it('a header block over the limit: what was not written yet, and the rest, pass through unchanged; the next mbox message is rewritten', async () => {
+    const limits = resolveLimits({ maxMimeHeaderBytes: 512 });
+    const big = `X-Long: ${'y'.repeat(2000)}\r\n`;
+    const input = multipart(`Content-Type: text/html\r\n${big}\r\n<a href="first">f</a>`);
+    const r = await rewriteMime(input, { limits });
+    expect(r.codes).toEqual(['mime-structure-error']);
+    expect(r.output.equals(input)).toBe(true);
+    for (const chunks of [randomChunks(input, seededRandom(CHUNK_SEED), 64), Array.from(input, (_b, i) => input.subarray(i, i + 1))]) {
+      expect((await rewriteMime(input, { limits }, chunks)).output.equals(input)).toBe(true);
+    }
+    // A part before the oversized header is rewritten; the rest is kept as it came.
+    const later = Buffer.from(`Content-Base: http://h/d/\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/html\r\n\r\n<a href="one">1</a>\r\n--b\r\nContent-Type: text/html\r\n${big}\r\n<a href="two">2</a>\r\n--b--\r\n`);
+    const l = await rewriteMime(later, { limits });
+    expect(l.output.toString()).toBe(later.toString().replace('"one"', '"http://h/d/one"'));
+    const mbox = Buffer.concat([Buffer.from('From a@b Sat Nov 21 10:00:00 2026\n'), later, Buffer.from('\nFrom a@b Sat Nov 21 10:01:00 2026\nContent-Base: http://h/e/\nContent-Type: text/html\n\n<a href="three">3</a>\n')]);
+    const out = await collect(createMboxRewriter({ limits }), [mbox]);
+    expect(out.toString()).toBe(mbox.toString().replace('"one"', '"http://h/d/one"').replace('"three"', '"http://h/e/three"'));
+  });
+
+  it('parts nested deeper than maxMimeDepth pass through with a warning', async () => {
+    const nested = Buffer.from(
+      'Content-Base: http://h/\r\nContent-Type: multipart/mixed; boundary=a\r\n\r\n--a\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/html\r\n\r\n<a href="deep">d</a>\r\n--b--\r\n--a\r\nContent-Type: text/html\r\n\r\n<a href="shallow">s</a>\r\n--a--\r\n',
+    );
+    const r = await rewriteMime(nested, { limits: resolveLimits({ maxMimeDepth: 1 }) });
+    expect(r.codes).toEqual(['mime-depth-limit']);
+    expect(r.output.toString()).toBe(nested.toString().replace('"shallow"', '"http://h/shallow"'));
   });
 
   it('a lying charset (Big5 label, bytes that are not Big5) keeps the invalid bytes and rewrites the rest', async () => {
