@@ -8,6 +8,7 @@
  * text (see the issue's measurements). We keep only what decides tokenizer states and namespaces.
  */
 import { Tokenizer, TokenizerMode, foreignContent, html } from 'parse5';
+import { mayHoldUrl } from './url-attributes.ts';
 import type { Token, TokenHandler } from 'parse5';
 
 const $ = html.TAG_ID;
@@ -58,6 +59,45 @@ function withoutCharacterTokenLocations(tokenizer: Tokenizer): void {
   };
 }
 
+/** The parts of parse5's Tokenizer (8.1) that `withAttributeLocationsFor` replaces and uses. */
+interface AttributeInternals {
+  currentAttr: { name: string; value: string };
+  currentAttrLocation: { startLine: number; startCol: number; startOffset: number; endLine: number; endCol: number; endOffset: number } | null;
+  preprocessor: { line: number; col: number; offset: number };
+  _createAttr(firstChar: string): void;
+  _leaveAttrName(): void;
+  _flushRun(text: string): void;
+}
+
+/**
+ * parse5 allocates a location for every attribute of every tag; the rewriter reads the locations of
+ * URL-bearing attributes only (`keep`). This records where an attribute starts as plain numbers and allocates
+ * its location once its name is known to be one of those (parse5 8.1 `_createAttr` / `_leaveAttrName`; the
+ * value's end is set by parse5's own `_leaveAttrValue` on whatever location is current).
+ * NOTE: like withoutCharacterTokenLocations, depends on private methods of the pinned parse5.
+ */
+function withAttributeLocationsFor(tokenizer: Tokenizer, keep: (name: string) => boolean): void {
+  const t = tokenizer as unknown as AttributeInternals;
+  const leaveAttrName = t._leaveAttrName;
+  if (typeof t._createAttr !== 'function' || typeof leaveAttrName !== 'function' || typeof t._flushRun !== 'function') return;
+  let line = 0;
+  let col = 0;
+  let offset = 0;
+  t._createAttr = function (this: AttributeInternals, firstChar: string): void {
+    // parse5's _createAttr, with the numbers of getCurrentLocation(0) kept instead of an object.
+    this._flushRun('');
+    this.currentAttr = { name: firstChar, value: '' };
+    line = this.preprocessor.line;
+    col = this.preprocessor.col;
+    offset = this.preprocessor.offset;
+    this.currentAttrLocation = null;
+  };
+  t._leaveAttrName = function (this: AttributeInternals): void {
+    this.currentAttrLocation = keep(this.currentAttr.name) ? { startLine: line, startCol: col, startOffset: offset, endLine: -1, endCol: -1, endOffset: -1 } : null;
+    leaveAttrName.call(this);
+  };
+}
+
 function toNamespace(ns: html.NS): Namespace {
   return ns === NS.SVG ? 'svg' : ns === NS.MATHML ? 'mathml' : 'html';
 }
@@ -72,6 +112,7 @@ export class TokenizerDriver implements TokenHandler {
     this.handler = handler;
     this.tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, this);
     withoutCharacterTokenLocations(this.tokenizer);
+    withAttributeLocationsFor(this.tokenizer, mayHoldUrl);
   }
 
   write(chunk: string, isLastChunk: boolean): void {

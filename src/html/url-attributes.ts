@@ -132,6 +132,21 @@ function attrValue(attrs: Attrs, name: string): string | undefined {
  * it after foreign-attribute adjustment (`xlink:href` for SVG). Never URLs: `xmlns*`, `itemprop`, `itemtype`
  * (absolute by definition), `usemap` (a hash-name reference), `xml:base` (ignored by the HTML parser).
  */
+/**
+ * Every attribute name, as the tokenizer reads it (lowercase, before foreign-content adjustment), that some
+ * element may hold a URL in: a superset of what lookupUrlAttribute accepts. Only these get source locations.
+ */
+const URL_ATTRIBUTE_NAMES: ReadonlySet<string> = new Set([
+  ...HTML.keys(),
+  ...[...MATHML.keys()].map((n) => n.toLowerCase()),
+  ...SVG_PRESENTATION,
+  'href', 'xlink:href', 'style', 'content', 'value',
+]);
+
+export function mayHoldUrl(rawName: string): boolean {
+  return URL_ATTRIBUTE_NAMES.has(rawName);
+}
+
 export function lookupUrlAttribute(ns: Namespace, tag: string, name: string, attrs: Attrs): UrlAttributeSpec | undefined {
   if (ns === 'svg') {
     if (name === 'href' || name === 'xlink:href') return url;
