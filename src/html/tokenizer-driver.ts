@@ -30,9 +30,11 @@ export interface DriverHandler {
 /** The parts of parse5's Tokenizer (8.1) that `withoutCharacterTokenLocations` replaces and uses. */
 interface TokenizerInternals {
   currentCharacterToken: { type: unknown } | null;
-  preprocessor: { dropParsedChunk(): void };
+  currentToken: unknown;
+  preprocessor: { dropParsedChunk(): void; line: number; col: number; offset: number };
+  prepareToken(ct: { location: { endLine: number; endCol: number; endOffset: number } | null }): void;
   _ensureCharacterToken(type: unknown): void;
-  _emitCurrentCharacterToken(nextLocation: null): void;
+  _emitCurrentCharacterToken(nextLocation: null | object): void;
   _createCharacterToken(type: unknown): void;
 }
 
@@ -56,6 +58,18 @@ function withoutCharacterTokenLocations(tokenizer: Tokenizer): void {
       this.preprocessor.dropParsedChunk();
     }
     this._createCharacterToken(type);
+  };
+  // parse5's prepareToken, minus the fresh `currentLocation` it makes after every token for the text run that
+  // may follow (doctype states set their own, in MARKUP_DECLARATION_OPEN).
+  if (typeof t.prepareToken !== 'function') return;
+  t.prepareToken = function (this: TokenizerInternals, ct: { location: { endLine: number; endCol: number; endOffset: number } | null }): void {
+    this._emitCurrentCharacterToken(ct.location);
+    this.currentToken = null;
+    if (ct.location !== null) {
+      ct.location.endLine = this.preprocessor.line;
+      ct.location.endCol = this.preprocessor.col + 1;
+      ct.location.endOffset = this.preprocessor.offset + 1;
+    }
   };
 }
 
