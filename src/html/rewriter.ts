@@ -32,7 +32,21 @@ export type { ReferenceRecord } from '../base/reference-policy.ts';
 /** A warning of the HTML rewriter, with the line and column it is about. */
 export type HtmlWarning = SiteWarning;
 
-export interface HtmlRewriteOptions {
+/** How references are rewritten: the choices every document rewriter (HTML, MIME parts, HTTP bodies) takes. */
+export interface RewriteChoices {
+  /** @default browserResolver */
+  readonly resolver?: Resolver | undefined;
+  /** Hold the whole document so that a `<base href>` anywhere is honoured. @default false */
+  readonly exactBase?: boolean | undefined;
+  /** Absolutize fragment-only references (`href="#x"`) of HTML attributes too. @default false */
+  readonly absolutizeFragments?: boolean | undefined;
+  /** Rewrite lazy-load conventions (`data-src`, `data-srcset`, `data-original`, `data-lazy-*`). @default false */
+  readonly lazyLoad?: boolean | undefined;
+  /** Buffer limits (src/limits.ts). */
+  readonly limits?: Limits | undefined;
+}
+
+export interface HtmlRewriteOptions extends RewriteChoices {
   /** The retrieval URL (after redirects): the document's URL, and a base layer. */
   readonly retrieval?: Retrieval | null | undefined;
   /** The fallback base (`--base`). */
@@ -43,17 +57,8 @@ export interface HtmlRewriteOptions {
   readonly headers?: EntityHeaders | null | undefined;
   /** Honour Content-Base / Content-Location of HTTP responses. @default false */
   readonly honourHttpContentLocation?: boolean | undefined;
-  /** @default browserResolver */
-  readonly resolver?: Resolver | undefined;
   /** The document's encoding (a WHATWG name), for the query of `browser` resolutions. @default 'utf-8' */
   readonly encoding?: string | undefined;
-  /** Hold the whole document so that a `<base href>` anywhere is honoured. @default false */
-  readonly exactBase?: boolean | undefined;
-  /** Absolutize fragment-only references (`href="#x"`) of HTML attributes too. @default false */
-  readonly absolutizeFragments?: boolean | undefined;
-  /** Rewrite lazy-load conventions (`data-src`, `data-srcset`, `data-original`). @default false */
-  readonly lazyLoad?: boolean | undefined;
-  readonly limits?: Limits | undefined;
   readonly onWarning?: ((warning: HtmlWarning) => void) | undefined;
   readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
   /** Called once, when the base is committed. */

@@ -14,17 +14,13 @@ import type { CssRewriterStream } from '../css/stream.ts';
 import type { FetchError, RedirectHop } from '../errors.ts';
 import { createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlRewriterStream } from '../html/stream.ts';
-import type { HtmlRewriteStats, HtmlWarning } from '../html/rewriter.ts';
-import type { Limits } from '../limits.ts';
-import type { Resolver } from '../uri/types.ts';
+import type { HtmlRewriteStats, HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
 import { rewriteKindFor } from './content-type.ts';
 import type { ContentTypeInfo, RewriteKind } from './content-type.ts';
 import { fetchDocument, headerValue, httpStatusError } from './fetch.ts';
 import type { FetchOptions, FetchedDocument } from './fetch.ts';
 
-export interface ResponseRewriteOptions {
-  /** @default browserResolver */
-  readonly resolver?: Resolver | undefined;
+export interface ResponseRewriteOptions extends RewriteChoices {
   /** The fallback base (layer 5). */
   readonly fallback?: string | null | undefined;
   /** Honour the response's `Content-Base` / `Content-Location` as a base (HTML only). @default false */
@@ -33,11 +29,6 @@ export interface ResponseRewriteOptions {
   readonly charset?: string | undefined;
   /** Rewrite as this type whatever the `Content-Type` says. */
   readonly type?: 'html' | 'css' | undefined;
-  readonly exactBase?: boolean | undefined;
-  readonly absolutizeFragments?: boolean | undefined;
-  readonly lazyLoad?: boolean | undefined;
-  /** Rewriter limits (src/limits.ts `Limits`). */
-  readonly limits?: Limits | undefined;
   readonly onWarning?: ((warning: HtmlWarning) => void) | undefined;
   readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
   readonly onBase?: ((decision: BaseDecision) => void) | undefined;

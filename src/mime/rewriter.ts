@@ -19,25 +19,19 @@ import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import { absolutizeHtml } from '../html/stream.ts';
-import type { HtmlWarning } from '../html/rewriter.ts';
+import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
-import type { Resolver } from '../uri/types.ts';
 import { decodeBody, encodeBody, transferEncodingOf } from './transfer-encoding.ts';
 import type { TransferEncoding } from './transfer-encoding.ts';
 
-export interface MimeRewriteOptions {
+export interface MimeRewriteOptions extends RewriteChoices {
   /** Where the message or MHTML file was retrieved from (RFC 2557 §5(d)). */
   readonly retrieval?: Retrieval | null | undefined;
   /** The base when nothing else gives one; `thismessage:/` is RFC 2557 §5(e). */
   readonly fallback?: string | null | undefined;
-  readonly resolver?: Resolver | undefined;
-  readonly absolutizeFragments?: boolean | undefined;
-  readonly lazyLoad?: boolean | undefined;
-  readonly exactBase?: boolean | undefined;
   /** Rewrite a relative `Content-Location` header value to the absolute URL it resolves to. @default false */
   readonly absolutizeContentLocation?: boolean | undefined;
-  readonly limits?: Limits | undefined;
   /** Every reference of every rewritten part, with the part's path. */
   readonly onReference?: ((reference: ReferenceRecord, part: string) => void) | undefined;
   readonly onWarning?: ((warning: HtmlWarning, part: string) => void) | undefined;
