@@ -26,8 +26,9 @@ import { parseResolverName, validateEncodingLabel } from './options.ts';
 export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
        absolutize URL... [-o FILE|DIR] [options]
 
-Rewrites every relative URL reference of an HTML or CSS document to absolute form, leaving every other byte
-as it was. Reads INPUT (a file; "-" or none: standard input) and writes standard output or -o OUT.
+Rewrites every relative URL reference of an HTML or CSS document, a mail message, an MHTML file or an mbox
+archive to absolute form, leaving every other byte as it was. Reads INPUT (a file; "-" or none: standard
+input) and writes standard output or -o OUT.
 
 Options:
   --url URL               the URL the document was retrieved from (base layer 4; the document's own URL)
