@@ -50,6 +50,13 @@ export interface Limits {
    * @default 32
    */
   readonly maxMimeDepth: number;
+  /**
+   * Bytes of one line of a MIME message held until its line feed: mailsplit 5.4.6 loses bytes when a chunk
+   * ends inside a line, so it is fed whole lines only. Past it the rest of the message passes through
+   * unchanged (`mime-structure-error`).
+   * @default 16777216 (16 MiB)
+   */
+  readonly maxMimeLineBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -60,6 +67,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxMimePartBytes: 1 << 26,
   maxMimeHeaderBytes: 1 << 20,
   maxMimeDepth: 32,
+  maxMimeLineBytes: 1 << 24,
 });
 
 /** Merges user limits over the defaults, validating each: a positive safe integer. */
