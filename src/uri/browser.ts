@@ -10,6 +10,7 @@
  * "&#NNNN;", percent-encoded: `%26%23NNNN%3B`, as Chromium does).
  */
 import whatwgUrl from 'whatwg-url';
+import { isAscii } from '../encoding/raw-text.ts';
 import { classifyReference, stripAsciiWhitespace } from './reference.ts';
 import type { Resolution, ResolveOptions, Resolver } from './types.ts';
 
@@ -29,16 +30,11 @@ export function parseWhatwgUrl(input: string, base: string, encoding?: string): 
   // The encoding only decides how non-ASCII characters of the query are written ("percent-encode after
   // encoding" maps ASCII to itself in every output encoding: https://encoding.spec.whatwg.org/#get-an-output-encoding
   // leaves only ASCII-compatible ones). So ASCII input takes the fast path whatever the document's encoding.
-  if (isUtf8(encoding) || isAsciiOnly(input)) return URL.parse(input, base)?.href ?? null;
+  if (isUtf8(encoding) || isAscii(input)) return URL.parse(input, base)?.href ?? null;
   const baseURL = whatwgUrl.parseURL(base);
   if (baseURL === null) return null;
   const url = whatwgUrl.parseURL(input, { baseURL, encoding: (encoding ?? 'utf-8').trim().toLowerCase() });
   return url === null ? null : whatwgUrl.serializeURL(url);
-}
-
-function isAsciiOnly(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
 }
 
 // https://url.spec.whatwg.org/#special-scheme
