@@ -152,7 +152,9 @@ export class MimePartRewriter extends Writable {
       parent === undefined
         ? establishBase({ retrieval: o.retrieval, fallback: o.fallback, headers }, { resolver: o.resolver })
         : establishBase({ encapsulating: parent.base, headers }, { resolver: o.resolver });
-    this.states.set(node, { path, depth, base, children: 0 });
+    // Only entities that contain others are looked up again (as parents): leaves are not kept, so memory grows
+    // with the number of multiparts and messages, not of parts.
+    if (node.multipart !== false || node.messageNode === true) this.states.set(node, { path, depth, base, children: 0 });
     if (o.absolutizeContentLocation === true && base.source === 'content-location') this.absolutizeContentLocation(node, base);
     const contentType = node.contentType === false ? 'text/plain' : node.contentType;
     o.onPart?.({ path, contentType, base });
