@@ -4,7 +4,7 @@
  * - peer: lxml `make_links_absolute` + serialize (Debian python3-lxml);
  * - corpora: the 258 real pages of htmlparser-benchmark, and one generated link-dense document;
  * - streaming: a generated document of BENCH_STREAM_MB (default 1024) through the stream, peak RSS.
- * The SAX floor and absolutize run in one process, passes alternating (the ratio); each also runs once in a
+ * The SAX floor and absolutize run in one process, the floor first (the ratio; see engines.ts); each also runs once in a
  * process of its own for its peak memory; lxml runs in Python. A figure is the best of BENCH_REPEAT (default 3).
  */
 import { execFileSync } from 'node:child_process';
@@ -72,7 +72,7 @@ const say = (s: string): void => {
 };
 say(`node ${process.version}, best of ${repeat}`);
 for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], ['link-dense (8 MiB, generated)', [dense]]] as const) {
-  // Throughput: both engines in one process, passes alternating; peak memory: each in a process of its own.
+  // Throughput: both engines in one process, the SAX floor first; peak memory: each in a process of its own.
   const both = JSON.parse(execFileSync(process.execPath, [`${here}engines.ts`, 'both', String(repeat), ...files], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 })) as { bytes: number; sax: number; absolutize: number };
   const sax = { ...node([`${here}engines.ts`, 'sax', '1', ...files]), seconds: both.sax };
   const ours = { ...node([`${here}engines.ts`, 'absolutize', '1', ...files]), seconds: both.absolutize };

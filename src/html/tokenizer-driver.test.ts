@@ -1,0 +1,131 @@
+/**
+ * The fast runs (`withFastRuns`) move parse5's tokenizer over text, script, style, attribute values and comments
+ * without a state step per code point. They must change nothing the rewriter sees: every tag, attribute value,
+ * source location (line, column, offset), comment, text event and safe offset is the same as parse5 reading one
+ * code point at a time — over the 258 real pages and inputs made to hit every edge (CR and CRLF, surrogates,
+ * NUL, references, the 64 KiB buffer drop), whole and in seeded random chunks.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CHUNK_SEED, seededRandom } from '../../test/helpers/chunks.ts';
+import { TokenizerDriver } from './tokenizer-driver.ts';
+import type { DriverHandler } from './tokenizer-driver.ts';
+
+interface Location {
+  startLine: number;
+  startCol: number;
+  startOffset: number;
+  endLine: number;
+  endCol: number;
+  endOffset: number;
+}
+
+function at(l: Location | null | undefined): string {
+  return l ? `${l.startLine}:${l.startCol}@${l.startOffset}-${l.endLine}:${l.endCol}@${l.endOffset}` : '-';
+}
+
+/**
+ * Everything the rewriter can read from the driver, as lines, and the safe offset after every chunk. (Text is
+ * reported before the tag that follows it in both; when, between chunks, is parse5's choice of token splits.)
+ */
+function events(chunks: readonly string[], fastRuns: boolean): { tokens: string[]; safe: number[] } {
+  const out: string[] = [];
+  const safe: number[] = [];
+  let inText = false;
+  const tag = (kind: string) => (t: Parameters<DriverHandler['onStartTag']>[0], ns: string): void => {
+    inText = false;
+    const attrs = t.attrs.map((a) => `${a.name}=${JSON.stringify(a.value)}@${at((t.location?.attrs as Record<string, Location> | undefined)?.[a.name])}`);
+    out.push(`${kind}${ns}:${t.tagName}#${t.tagID} ${at(t.location)}${t.selfClosing ? ' /' : ''} ${attrs.join(' ')}`);
+  };
+  const handler: DriverHandler = {
+    onStartTag: tag('<'),
+    onEndTag: tag('</'),
+    onText: () => {
+      // parse5 may emit one text run as several tokens; the rewriter only needs "text came before this tag".
+      if (!inText) out.push('text');
+      inText = true;
+    },
+    onComment: (t) => {
+      inText = false;
+      out.push(`comment ${JSON.stringify(t.data)} ${at(t.location)}`);
+    },
+    onDoctype: (t) => {
+      inText = false;
+      out.push(`doctype ${t.name} ${at(t.location)}`);
+    },
+    onEof: () => out.push('eof'),
+  };
+  const driver = new TokenizerDriver(handler, { fastRuns });
+  for (const chunk of chunks) {
+    driver.write(chunk, false);
+    safe.push(driver.safeOffset());
+  }
+  driver.write('', true);
+  return { tokens: out, safe };
+}
+
+function randomSplits(text: string, random: () => number, maxChunk: number): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    const n = 1 + Math.floor(random() * maxChunk);
+    chunks.push(text.slice(i, i + n));
+    i += n;
+  }
+  return chunks;
+}
+
+/** The fast driver, fed `chunks`, against parse5 reading one code point at a time, fed the same chunks. */
+function expectSameEvents(chunks: readonly string[]): void {
+  expect(events(chunks, true)).toEqual(events(chunks, false));
+}
+
+const EDGES: Record<string, string> = {
+  'CR, CRLF and LF in text, attributes and comments':
+    'a\r\nb\rc\n\r\nd\n<a href="x\r\ny\n" title=\'p\rq\r\n\'>t\r</a><!-- c\r\nd\re\n -->\n\r\n<p\r\nid=x>',
+  'a line feed last before a delimiter': 'text\n<b>x\n\n</b><i title="a\n">\n\n\n&amp;\n',
+  'surrogate pairs and lone surrogates': '😀 text 😀😀<img src="😀/a😀" alt=\'😀\'>\uD800x\uDC00y\uD83D<p title="\uDC00z">😀\n😀',
+  'NUL in text, attributes, comments, script and style': 'a\0b<p title="x\0y" alt=\'\0\'>\0<!-- \0 --><script>a\0b</script><style>c\0d</style>',
+  'character references': '&amp; &copy x&#x41;y &nope; <a href="a?b=1&amp;c=2&copy=3" title=\'&lt;&#60;\'>&gt;</a><title>&amp;x</title><textarea>a&lt;b\n</textarea>',
+  'comments with dashes and bangs': '<!-- a -- b --!> <!---><!----><!-- <!-- x --> <!--a-b-c-->text',
+  'script with escapes': '<script>if (a < b) { x = "<!-- <script> </script> -->"; }</script><script><!-- a\n --></script>after',
+  'style, xmp, iframe, noembed': '<style>a { background: url(x.png) }\n</style><xmp><b>x</b></xmp><iframe><p>y</iframe><noembed>z</noembed>',
+  'foreign content': '<svg><style>.a{fill:url(#g)}</style><a xlink:href="x">t</a><foreignObject><p title="q">w</p></foreignObject></svg><math><mi>x</mi></math>',
+  'whitespace then text, then whitespace': '<head>   \n\t\f  <title>t</title>  \n x  y \n </head>\n<body>  \n</body>',
+  'unterminated attribute and comment at EOF': '<p>text<a href="abc\ndef',
+  'plaintext': '<p>x</p><plaintext>a<b>c&amp;\r\nd\0e',
+  'rcdata end tag lookalikes': '<title>a</titl b</title x></title><textarea>1</textare</textarea>',
+};
+
+const LONG = {
+  // A whitespace run that reaches past parse5's 64 KiB buffer waterline before text starts in the next chunk:
+  // starting the character token there drops the parsed buffer, which moves every index the run uses.
+  whitespaceAcrossWaterline: `<p>${' '.repeat(70_000)}\n  text after <b>x</b>${'\n'.repeat(70_000)}y<i>`,
+  longAttribute: `<a href="${'x/'.repeat(40_000)}\n${'y'.repeat(40_000)}" title='${'t '.repeat(40_000)}'>z</a>`,
+  longComment: `<!--${'- -\n'.repeat(30_000)}-->after`,
+  longScript: `<script>${'if (a < b) x++;\n'.repeat(10_000)}</script>`,
+};
+
+describe('fast runs: the tokenizer driver emits what parse5 emits reading code point by code point', () => {
+  for (const [name, html] of Object.entries({ ...EDGES, ...LONG })) {
+    it(`${name}: whole, one code unit at a time, and in random chunks (seed ${CHUNK_SEED})`, () => {
+      expectSameEvents([html]);
+      if (html.length < 1000) expectSameEvents(Array.from(html));
+      const random = seededRandom(CHUNK_SEED);
+      for (const max of html.length < 1000 ? [2, 7, 64] : [64, 4096, 30_000]) expectSameEvents(randomSplits(html, random, max));
+    });
+  }
+
+  it('the 258 real pages of htmlparser-benchmark, whole and in random chunks', () => {
+    const dir = `${dirname(createRequire(import.meta.url).resolve('htmlparser-benchmark/package.json'))}/files/`;
+    const files = readdirSync(dir).filter((f) => f.endsWith('.html')).sort();
+    expect(files.length).toBe(258);
+    const random = seededRandom(CHUNK_SEED);
+    for (const file of files) {
+      const html = readFileSync(dir + file, 'utf8');
+      expectSameEvents([html]);
+      expectSameEvents(randomSplits(html, random, 1 + Math.floor(random() * 4096)));
+    }
+  });
+});
