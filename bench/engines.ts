@@ -4,15 +4,20 @@
  * Prints JSON: { bytes, seconds (best of REPEAT), maxRssKiB }.
  * Or both in one process (the issue's "run in the same process": the ratio):
  *   node bench/engines.ts both REPEAT FILE...
- * Prints JSON: { bytes, sax, absolutize } (best seconds of each). The SAX passes run first, before absolutize is
- * loaded: absolutize adapts parse5's Tokenizer per instance (src/html/tokenizer-driver.ts), and once both kinds of
- * instance have run, V8's code for the shared Tokenizer methods is slower for both (measured: the SAX floor ~10%
- * slower after absolutize has run), which would flatter the ratio.
+ * Prints JSON: { bytes, sax, absolutize, ratio }: best seconds of each, and the median over REPEAT rounds of
+ * (SAX seconds / absolutize seconds) of one round. Each engine runs in a worker thread of its own, and the rounds
+ * alternate between them, so that both see the same machine (a shared VM's speed drifts by ±20% over minutes,
+ * which a ratio of passes minutes apart would carry) while each keeps V8 state of its own: absolutize adapts
+ * parse5's Tokenizer per instance (src/html/tokenizer-driver.ts), and in one V8 isolate, once both kinds of
+ * instance have run, the code of the shared Tokenizer methods is slower for both (measured: the SAX floor ~10%
+ * slower after absolutize had run), which would skew the ratio one way or the other.
  */
 import { readFileSync } from 'node:fs';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { SAXParser } from 'parse5-sax-parser';
+import { createHtmlRewriter } from '../dist/html/stream.js';
 
-const [engine, repeatArg, ...files] = process.argv.slice(2);
+const [engine, repeatArg, ...files] = isMainThread ? process.argv.slice(2) : (workerData as string[]);
 const repeat = Number(repeatArg);
 const docs = files.map((f) => readFileSync(f));
 const total = docs.reduce((n, d) => n + d.length, 0);
@@ -29,7 +34,6 @@ async function saxPass(doc: Buffer): Promise<void> {
 
 /** The stream, output collected (as lxml's serialization is). */
 async function absolutizePass(doc: Buffer): Promise<void> {
-  const { createHtmlRewriter } = await import('../dist/html/stream.js');
   const stream = createHtmlRewriter({ retrieval: { url: 'https://example.com/a/b/page.html' } });
   const out: Buffer[] = [];
   stream.on('data', (c: Buffer) => out.push(c));
@@ -50,11 +54,36 @@ async function pass(engine: string): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
-if (engine === 'both') {
-  const best = { sax: Infinity, absolutize: Infinity };
-  for (let r = 0; r < repeat; r++) best.sax = Math.min(best.sax, await pass('sax'));
-  for (let r = 0; r < repeat; r++) best.absolutize = Math.min(best.absolutize, await pass('absolutize'));
-  process.stdout.write(`${JSON.stringify({ bytes: total, ...best })}\n`);
+/** One pass of `name` in a worker thread of its own: seconds. */
+function worker(name: string): (() => Promise<number>) & { end(): Promise<number> } {
+  const w = new Worker(new URL(import.meta.url), { workerData: [name, '1', ...files] });
+  const run = (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+      w.postMessage('pass');
+    });
+  return Object.assign(run, { end: () => w.terminate() });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+if (!isMainThread) {
+  parentPort!.on('message', () => {
+    void pass(engine!).then((seconds) => parentPort!.postMessage(seconds));
+  });
+} else if (engine === 'both') {
+  const sax = worker('sax');
+  const ours = worker('absolutize');
+  const rounds: { sax: number; absolutize: number }[] = [];
+  for (let r = 0; r < repeat; r++) rounds.push({ sax: await sax(), absolutize: await ours() });
+  await Promise.all([sax.end(), ours.end()]);
+  const best = (k: 'sax' | 'absolutize'): number => Math.min(...rounds.map((x) => x[k]));
+  const ratio = median(rounds.map((x) => x.sax / x.absolutize));
+  process.stdout.write(`${JSON.stringify({ bytes: total, sax: best('sax'), absolutize: best('absolutize'), ratio })}\n`);
 } else {
   let best = Infinity;
   for (let r = 0; r < repeat; r++) best = Math.min(best, await pass(engine!));
