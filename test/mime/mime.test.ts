@@ -283,6 +283,46 @@ print(json.dumps(out))
   });
 });
 
+describe('message/rfc822', () => {
+  it('a message forwarded as an attachment is descended into, to any depth; its headers and structure stay', async () => {
+    // Python's email, as a mail client forwarding "as attachment": Content-Disposition: attachment, 7bit.
+    const script = String.raw`
+import email.policy, sys
+from email.message import EmailMessage
+def message(subject, html):
+    m = EmailMessage()
+    m['Subject'] = subject
+    m.set_content(html, subtype='html')
+    return m
+innermost = message('innermost', '<img src="deep.png">')
+inner = message('inner', '<a href="../b.html">b</a>')
+inner.add_attachment(innermost)
+inner['Content-Base'] = 'https://forwarded.example/a/'
+outer = message('outer', '<a href="top.html">t</a>')
+outer.add_attachment(inner)
+outer['Content-Base'] = 'https://outer.example/x/'
+sys.stdout.buffer.write(outer.as_bytes(policy=email.policy.SMTP))
+`;
+    const input = execFileSync(existsPython(), ['-c', script]);
+    expect(input.toString()).toContain('Content-Disposition: attachment');
+    for (const chunks of [[input], randomChunks(input, seededRandom(CHUNK_SEED), 11)]) {
+      const r = await rewriteMime(input, {}, chunks);
+      expect(changed(r)).toEqual([
+        ['1', 'top.html', 'https://outer.example/x/top.html'],
+        ['2.1', '../b.html', 'https://forwarded.example/b.html'],
+        // The innermost message has no base of its own: the inner one encapsulates it (SPEC §2).
+        ['2.2.1', 'deep.png', 'https://forwarded.example/a/deep.png'],
+      ]);
+      const expected = input
+        .toString()
+        .replace('href="top.html"', 'href="https://outer.example/x/top.html"')
+        .replace('href="../b.html"', 'href="https://forwarded.example/b.html"')
+        .replace('src="deep.png"', 'src="https://forwarded.example/a/deep.png"');
+      expect(r.output.toString()).toBe(expected);
+    }
+  });
+});
+
 function existsPython(): string {
   return '/usr/bin/python3';
 }
