@@ -47,10 +47,18 @@ export function decodeBody(encoded: Buffer, encoding: TransferEncoding): Buffer 
   }
 }
 
-/** Encodes rewritten bytes as the original body was encoded. */
+/**
+ * Encodes rewritten bytes as the original body was encoded. Quoted-printable keeps every line of the original
+ * whose text did not change, soft line breaks included (`encodeQuotedPrintableLike`); base64 lines are re-cut
+ * at the original line length (before the first change, they come out as they were).
+ */
 export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original: Buffer): Buffer {
   if (encoding !== 'base64' && encoding !== 'quoted-printable') return decoded;
   const style = lineStyle(original);
+  if (encoding === 'quoted-printable') {
+    const kept = encodeQuotedPrintableLike(decoded, original.toString('latin1'), style);
+    if (kept !== null) return Buffer.from(kept, 'latin1');
+  }
   let text =
     encoding === 'base64'
       ? libbase64.wrap(libbase64.encode(decoded), style.lineLength)
@@ -59,4 +67,59 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
   text = text.replace(/\r?\n/g, style.eol);
   if (style.finalEol && !text.endsWith(style.eol)) text += style.eol;
   return Buffer.from(text, 'latin1');
+}
+
+/**
+ * The original quoted-printable text as hard lines: each runs to a line ending that is not a soft line break
+ * (RFC 2045 §6.7 rule 5: a line ending in "=", trailing whitespace ignored per rule 3), and includes it.
+ */
+function quotedPrintableHardLines(text: string): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  for (let lf = text.indexOf('\n'); lf !== -1; lf = text.indexOf('\n', lf + 1)) {
+    let end = lf > 0 && text.charCodeAt(lf - 1) === 0x0d ? lf - 1 : lf;
+    while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
+    if (end > start && text.charCodeAt(end - 1) === 0x3d) continue; // "=": a soft line break
+    lines.push(text.slice(start, lf + 1));
+    start = lf + 1;
+  }
+  if (start < text.length) lines.push(text.slice(start));
+  return lines;
+}
+
+/**
+ * Quoted-printable for `decoded` that keeps the original's layout: a hard line of the original whose decoded
+ * bytes are the next bytes of `decoded` is copied as it was (its soft line breaks, case of hex digits and
+ * trailing whitespace too); in place of a changed one, the next line of `decoded` is encoded afresh. Rewriting
+ * a URL changes no line structure, so only the lines that held rewritten references differ. Returns null, and
+ * the caller re-encodes the whole body, if the result does not decode to exactly `decoded` (a rewrite that
+ * removed a line break inside a value, or an original that libqp decodes differently line by line).
+ */
+function encodeQuotedPrintableLike(decoded: Buffer, original: string, style: LineStyle): string | null {
+  const out: string[] = [];
+  let at = 0;
+  for (const line of quotedPrintableHardLines(original)) {
+    const before = Buffer.from(libqp.decode(line));
+    if (decoded.length - at >= before.length && decoded.compare(before, 0, before.length, at, at + before.length) === 0) {
+      out.push(line);
+      at += before.length;
+      continue;
+    }
+    const lf = decoded.indexOf(0x0a, at);
+    const end = lf === -1 ? decoded.length : lf + 1;
+    out.push(encodeQuotedPrintableLine(decoded.subarray(at, end), style));
+    at = end;
+  }
+  if (at < decoded.length) out.push(encodeQuotedPrintableLine(decoded.subarray(at), style));
+  const text = out.join('');
+  if (!Buffer.from(libqp.decode(text)).equals(decoded)) return null;
+  // A body that ended in a soft line break ("=" and the line ending before the boundary) keeps a line ending
+  // there, as encodeBody does: the boundary delimiter starts with it (RFC 2046 §5.1.1).
+  return style.finalEol && !text.endsWith('\n') ? text + style.eol : text;
+}
+
+/** One hard line (with its line ending, if any), encoded and wrapped at 76 with the original's soft breaks. */
+function encodeQuotedPrintableLine(line: Buffer, style: LineStyle): string {
+  // libqp.wrap breaks with "=\r\n"; a literal "=" is always encoded ("=3D"), so each "=\r\n" is a soft break.
+  return libqp.wrap(libqp.encode(line), 76).replaceAll('=\r\n', `=${style.eol}`);
 }

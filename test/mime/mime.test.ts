@@ -283,6 +283,47 @@ print(json.dumps(out))
   });
 });
 
+describe('quoted-printable layout', () => {
+  it("only the lines that held rewritten references change: Python's soft line breaks are kept elsewhere", async () => {
+    // Python's email wraps quoted-printable at exactly 76 columns, mid-word; libqp (the re-encoder) breaks at spaces.
+    const script = String.raw`
+import email.policy, sys
+from email.message import EmailMessage
+m = EmailMessage()
+m['Subject'] = 'qp'
+para = ' '.join('w\u00f6rd%d' % i for i in range(40))
+body = '<html><body>\n' + ''.join('<p>%s</p>\n<a href="item%d.html">item</a>\n' % (para, i) for i in range(5)) + '</body></html>\n'
+m.set_content(body, subtype='html', charset='utf-8', cte='quoted-printable')
+m['Content-Base'] = 'https://example.org/news/'
+sys.stdout.buffer.write(m.as_bytes(policy=email.policy.SMTP))
+`;
+    const input = execFileSync(existsPython(), ['-c', script]);
+    const r = await rewriteMime(input);
+    expect(changed(r).map(([, raw, resolved]) => `${raw} ${resolved}`)).toEqual([0, 1, 2, 3, 4].map((i) => `item${i}.html https://example.org/news/item${i}.html`));
+    const lines = (b: Buffer): string[] => b.toString('latin1').split('\r\n');
+    const soft = lines(input).filter((l) => l.endsWith('='));
+    expect(soft.length).toBeGreaterThan(20);
+    // Every line but the five that held a reference is as it was, in order.
+    expect(lines(r.output).filter((l) => !l.includes('href'))).toEqual(lines(input).filter((l) => !l.includes('href')));
+    expect(lines(r.output).filter((l) => l.includes('href'))).toEqual([0, 1, 2, 3, 4].map((i) => `<a href=3D"https://example.org/news/item${i}.html">item</a>`));
+    // And it decodes to the rewritten HTML.
+    const html = (await simpleParser(r.output)).html as string;
+    expect(html).toContain('<a href="https://example.org/news/item4.html">item</a>');
+    expect(html).toContain('wörd39');
+  });
+
+  it('a changed last line that ended in a soft line break keeps a line ending before the boundary', async () => {
+    const input = Buffer.from(
+      'Content-Type: multipart/mixed; boundary=b\r\nContent-Base: https://example.org/\r\n\r\n--b\r\n' +
+        'Content-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>text</p>=\r\n<a href=3D"x.html">x</a>=\r\n--b--\r\n',
+    );
+    const r = await rewriteMime(input);
+    // The two physical lines are one hard line (joined by a soft break): it is encoded afresh, as one line.
+    expect(r.output.toString()).toBe(input.toString().replace('<p>text</p>=\r\n<a href=3D"x.html">x</a>=\r\n', '<p>text</p><a href=3D"https://example.org/x.html">x</a>\r\n'));
+    expect((await simpleParser(r.output)).html).toBe('<p>text</p><a href="https://example.org/x.html">x</a>');
+  });
+});
+
 describe('message/rfc822', () => {
   it('a message forwarded as an attachment is descended into, to any depth; its headers and structure stay', async () => {
     // Python's email, as a mail client forwarding "as attachment": Content-Disposition: attachment, 7bit.
