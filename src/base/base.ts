@@ -42,6 +42,11 @@ export interface IgnoredLayer {
   readonly source: BaseSource;
   readonly raw: string;
   readonly reason: string;
+  /**
+   * Ignored by rule, not because the input is wrong (an HTTP Content-Location not honoured by default, a cid:
+   * label): `--explain` lists it, but it is not warned about.
+   */
+  readonly byRule?: true;
 }
 
 export interface EntityHeaders {
@@ -133,7 +138,7 @@ export function establishBase(layers: BaseLayers, options: BaseOptions = {}): Ba
     for (const [source, raw] of candidates) {
       if (raw === undefined) continue;
       if (headers.http === true && options.honourHttpContentLocation !== true) {
-        ignored.push({ source, raw, reason: 'HTTP response header: not a base (RFC 9110 §8.7) unless honoured by option' });
+        ignored.push({ source, raw, reason: 'HTTP response header: not a base (RFC 9110 §8.7) unless honoured by option', byRule: true });
         continue;
       }
       const value = headerUrlValue(raw);
@@ -144,7 +149,7 @@ export function establishBase(layers: BaseLayers, options: BaseOptions = {}): Ba
       // RFC 2557 §8.3: a Content-Location holding a cid: (or mid:) URL labels the part; it is never a base
       // (nothing relative resolves against it: Chromium labels the stylesheets it saves from <style> so).
       if (/^\s*(?:cid|mid):/i.test(value)) {
-        ignored.push({ source, raw, reason: 'a cid:/mid: label, not a base (RFC 2557 §8.3)' });
+        ignored.push({ source, raw, reason: 'a cid:/mid: label, not a base (RFC 2557 §8.3)', byRule: true });
         continue;
       }
       if (accept(source, raw, value)) break;

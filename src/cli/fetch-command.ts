@@ -228,7 +228,6 @@ async function retrieveOne(context: Context, url: string): Promise<boolean> {
 
   const name = document.url;
   const honoured = values['http-content-location'] === true;
-  const httpBaseHeaders = [document.headers['content-location'], document.headers['content-base']].flat().filter((h) => h !== undefined);
   const redirects = document.chain.length === 0 ? undefined : document.chain;
   const rewriter = createResponseRewriter(document, {
     resolver: context.resolver,
@@ -240,9 +239,6 @@ async function retrieveOne(context: Context, url: string): Promise<boolean> {
     absolutizeFragments: values.fragments,
     lazyLoad: values['lazy-load'],
     onWarning: (w: HtmlWarning) => {
-      // An HTTP Content-Location / Content-Base not honoured (the default, SPEC §2) is no problem of the document:
-      // --explain lists it as ignored; it is not warned about on every page.
-      if (w.code === 'invalid-base-layer' && !honoured && w.detail !== undefined && httpBaseHeaders.includes(w.detail)) return;
       const at = w.line !== undefined ? ` (${name}:${w.line}:${w.column ?? 0})` : '';
       progress.line(`absolutize: warning [${w.code}] ${w.message}${at}`);
     },

@@ -185,6 +185,19 @@ describe('base', () => {
     expect(r.references.map((x) => x.resolved)).toEqual([null, null]);
   });
 
+  it('does not warn about a header ignored by rule, and does about one that is wrong', async () => {
+    // An HTTP Content-Location is not a base unless honoured (RFC 9110 §8.7): by rule, not the document's fault.
+    const http = await absolutizeHtml(`<a href="x">`, { retrieval, headers: { contentLocation: 'http://other.example/', http: true } });
+    expect(http.output).toBe(`<a href="http://example.com/docs/x">`);
+    expect(http.warnings).toEqual([]);
+    expect(http.base?.ignored.map((i) => i.source)).toEqual(['content-location']);
+    // A cid: label on a MIME part (RFC 2557 §8.3), likewise.
+    expect((await absolutizeHtml(`<a href="x">`, { retrieval, headers: { contentLocation: 'cid:part1@example' } })).warnings).toEqual([]);
+    // An empty Content-Base is the input's problem: warned.
+    const empty = await absolutizeHtml(`<a href="x">`, { retrieval, headers: { contentBase: ' ' } });
+    expect(empty.warnings.map((w) => w.code)).toEqual(['invalid-base-layer']);
+  });
+
   it('ignores a <base> inside <template> and in SVG', async () => {
     expect(await rewrite(`<template><base href="http://t/"></template><svg><base href="http://s/"/></svg><a href="x">`)).toBe(
       `<template><base href="http://t/"></template><svg><base href="http://s/"/></svg><a href="http://example.com/docs/x">`,

@@ -342,6 +342,7 @@ export class HtmlRewriteCore implements DriverHandler {
       { resolver: this.resolver, encoding: o.encoding, honourHttpContentLocation: o.honourHttpContentLocation },
     );
     for (const ignored of this.base.ignored) {
+      if (ignored.byRule === true) continue;
       this.warn({
         code: ignored.source === 'embedded' ? 'base-href-ignored' : 'invalid-base-layer',
         message: `${ignored.source} ${JSON.stringify(ignored.raw)} not used: ${ignored.reason}`,

@@ -281,7 +281,8 @@ describe('Content-Location on the response', () => {
     const ignored = await absolutizeUrl(`${o}/cl/hop`);
     expect(ignored.references[0]?.resolved).toBe(`${o}/cl/x.html`);
     expect(ignored.base?.source).toBe('retrieval');
-    expect(ignored.base?.ignored).toEqual([{ source: 'content-location', raw: '/cl/other/page.en.html', reason: expect.stringContaining('RFC 9110') }]);
+    expect(ignored.base?.ignored).toEqual([{ source: 'content-location', raw: '/cl/other/page.en.html', reason: expect.stringContaining('RFC 9110'), byRule: true }]);
+    expect(ignored.warnings.map((w) => w.code)).not.toContain('invalid-base-layer');
     const honoured = await absolutizeUrl(`${o}/cl/hop`, { honourHttpContentLocation: true });
     expect(honoured.references[0]?.resolved).toBe(`${o}/cl/other/x.html`);
     expect(honoured.base?.source).toBe('content-location');
