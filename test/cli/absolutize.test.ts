@@ -1,9 +1,10 @@
 /** `absolutize [INPUT]`, run as a user runs it: the built bin in a child process. */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { CLI, PROJECT_DIR, runCli } from '../helpers/cli.ts';
 
 const URL_ = 'https://example.com/docs/guide/page.html';
 const scratchDirs: string[] = [];
@@ -122,6 +123,17 @@ describe('absolutize INPUT', () => {
     expect(r.stdout).toBe(mbox.replace('href="x"', 'href="thismessage:/x"'));
     const links = runCli(['--type', 'mbox', '--base', 'thismessage:/', '--links', '-'], { input: mbox });
     expect(JSON.parse(links.stdout)).toMatchObject({ part: '1:1', raw: 'x', resolved: 'thismessage:/x', baseSource: 'fallback' });
+  });
+
+  it('on a Node.js older than `engines` allows, says so in one line and exits 2 (no stack trace from an import)', () => {
+    // The version is what the running Node reports; a preload makes this Node report 20's and 22.18's.
+    for (const version of ['20.20.2', '22.18.0']) {
+      const preload = `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
+      const r = spawnSync(process.execPath, ['--import', preload, CLI, 'examples/page.html', '--url', 'https://example.com/'], { cwd: PROJECT_DIR, encoding: 'utf8' });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(`absolutize: error [ABS_ERR_UNSUPPORTED_NODE] Node.js ${version} is too old: absolutize needs Node.js 22.19 or later\n`);
+      expect(r.stdout).toBe('');
+    }
   });
 
   it('exits 2 on usage errors, with one line', () => {
