@@ -17,6 +17,7 @@ import { createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 import { getResolver } from '../uri/index.ts';
 import { createAtomicFile } from './atomic-file.ts';
+import { directoryCommand, isDirectory } from './directory-command.ts';
 import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
 import type { AtomicFile } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
@@ -24,11 +25,13 @@ import type { CliIo } from './io.ts';
 import { parseResolverName, validateEncodingLabel } from './options.ts';
 
 export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
+       absolutize DIR -o OUTDIR [options]
        absolutize URL... [-o FILE|DIR] [options]
 
 Rewrites every relative URL reference of an HTML or CSS document, a mail message, an MHTML file or an mbox
 archive to absolute form, leaving every other byte as it was. Reads INPUT (a file; "-" or none: standard
-input) and writes standard output or -o OUT.
+input) and writes standard output or -o OUT. A directory is rewritten into OUTDIR as a whole tree: files
+typed by their extension are rewritten (on all cores), every other file is copied as it is.
 
 Options:
   --url URL               the URL the document was retrieved from (base layer 4; the document's own URL)
@@ -44,6 +47,7 @@ Options:
   --fragments             absolutize fragment-only references (href="#x") too
   --lazy-load             also rewrite data-src, data-srcset and data-original
   --content-location      mail/MHTML: also write relative Content-Location headers as absolute URLs
+  --jobs N                DIR: files rewritten at once (default: the number of cores)
   -h, --help              this help
   -V, --version           print the version
 
@@ -56,6 +60,7 @@ Examples:
   absolutize style.css --type css --url https://example.com/css/style.css
   absolutize saved.mhtml --explain -o saved.abs.mhtml
   absolutize archive.mbox --base thismessage:/ --links links.jsonl -o archive.abs.mbox
+  absolutize mirror/example.com/ --url https://example.com/ -o offline/ --links links.jsonl
   absolutize https://example.com/docs/ --explain -o page.html
   absolutize --input-list urls.txt -o mirror/ --links links.jsonl
   absolutize resolve --base https://example.com/a/b ../c      (see absolutize resolve --help)
@@ -93,6 +98,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       fragments: { type: 'boolean', default: false },
       'lazy-load': { type: 'boolean', default: false },
       'content-location': { type: 'boolean', default: false },
+      jobs: { type: 'string' },
       ...FETCH_OPTIONS,
     },
   });
@@ -100,7 +106,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
     return fetchCommand(positionals, values, io, { resolver: getResolver(parseResolverName(values.resolver)), charset });
   }
-  if (positionals.length > 1) throw new AbsError(`one INPUT at a time, not ${positionals.length}`, 'ABS_ERR_USAGE');
+  if (positionals.length > 1) throw new AbsError(`one INPUT at a time, not ${positionals.length} (a directory INPUT takes them all)`, 'ABS_ERR_USAGE');
   const input = positionals[0] ?? '-';
   const resolver = getResolver(parseResolverName(values.resolver));
   const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
@@ -109,6 +115,19 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       throw new AbsError(`${name} ${JSON.stringify(value)} is not an absolute URL`, 'ABS_ERR_INVALID_BASE');
     }
   }
+  if (await isDirectory(input)) {
+    if (values.output === undefined) throw new AbsError(`${input} is a directory: give -o DIR for the rewritten tree`, 'ABS_ERR_USAGE');
+    if (values.type !== 'auto') throw new AbsError('--type does not apply to a directory: each file is rewritten by its extension, or copied', 'ABS_ERR_USAGE');
+    const passOn = [
+      ...(values.base === undefined ? [] : ['--base', values.base]),
+      ...(values.charset === undefined ? [] : ['--charset', values.charset]),
+      '--resolver',
+      values.resolver,
+      ...(['explain', 'exact-base', 'fragments', 'lazy-load', 'content-location'] as const).filter((f) => values[f] === true).map((f) => `--${f}`),
+    ];
+    return directoryCommand({ input, output: values.output, url: values.url, links: values.links, jobs: values.jobs, passOn, types: EXTENSION_TYPES }, io);
+  }
+  if (values.jobs !== undefined) throw new AbsError('--jobs applies to a directory INPUT only', 'ABS_ERR_USAGE');
   const type = inputType(values.type, input);
   if (values.output !== undefined && input !== '-' && (await samePath(input, values.output))) {
     throw new AbsError(`-o ${values.output} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');
@@ -187,8 +206,6 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   }
   try {
     await pipeline(source, rewriter, sink, { end: sink !== io.stdout });
-    await output?.commit();
-    await links?.close();
   } catch (err) {
     await output?.abort();
     await links?.abort();
@@ -198,6 +215,16 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       return EXIT_INPUT;
     }
     throw err;
+  }
+  try {
+    await output?.commit();
+    await links?.close();
+  } catch (err) {
+    // The output was complete but could not take its place (a directory in the way, no permission to rename).
+    await output?.abort();
+    await links?.abort();
+    report(io, 'error', 'ABS_ERR_OUTPUT', (err as Error).message);
+    return EXIT_INPUT;
   }
   return EXIT_OK;
 }
