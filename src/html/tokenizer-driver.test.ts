@@ -117,6 +117,23 @@ describe('fast runs: the tokenizer driver emits what parse5 emits reading code p
     });
   }
 
+  it('2000 random documents from the pieces that move the tokenizer between states, whole and in random chunks', () => {
+    const pieces = [
+      '<', '>', '/', '&', '"', "'", '=', '-', '!', '?', ' ', '\t', '\n', '\r', '\r\n', '\f', '\0', 'a', 'x y', '😀', '\uD800', '\uDC00',
+      '<p>', '</p>', '<a href="', '<img src=', " title='", '<!--', '-->', '--!>', '<!', '<![CDATA[', ']]>', '&amp;', '&#x41;', '&#', '&copy', '&nosuch;',
+      '<script>', '</script>', '<!-- <script>', '<style>', '</style>', '<textarea>', '</textarea>', '<title>', '</title>', '<plaintext>',
+      '<xmp>', '</xmp>', '<svg>', '</svg>', '<math>', '<foreignObject>', '<!doctype html>', '</', 'text ', 'more words here ',
+    ];
+    const random = seededRandom(CHUNK_SEED);
+    for (let n = 0; n < 2000; n++) {
+      let html = '';
+      const length = Math.floor(random() * 60);
+      for (let i = 0; i < length; i++) html += pieces[Math.floor(random() * pieces.length)];
+      expectSameEvents([html]);
+      expectSameEvents(randomSplits(html, random, 1 + Math.floor(random() * 8)));
+    }
+  });
+
   it('the 258 real pages of htmlparser-benchmark, whole and in random chunks', () => {
     const dir = `${dirname(createRequire(import.meta.url).resolve('htmlparser-benchmark/package.json'))}/files/`;
     const files = readdirSync(dir).filter((f) => f.endsWith('.html')).sort();

@@ -200,7 +200,6 @@ function skipRun(t: RunInternals, table: Uint8Array, text: boolean): void {
   let i = from;
   let newlines = 0;
   let lastNewline = -1;
-  let newlineBefore = -1;
   let hasText = false;
   for (; i < length; i++) {
     const c = source.charCodeAt(i);
@@ -209,17 +208,10 @@ function skipRun(t: RunInternals, table: Uint8Array, text: boolean): void {
       if (kind === 0) hasText = true;
       else if (kind === LINE_FEED) {
         newlines++;
-        newlineBefore = lastNewline;
         lastNewline = i;
       } else if (kind === ENDS_RUN) break;
     } else if (c >= 0xd800 && c <= 0xdfff) break;
     else hasText = true;
-  }
-  // A line feed as the last code point moved over would leave the preprocessor's isEol set: leave it to parse5.
-  if (lastNewline === i - 1 && i > from) {
-    i--;
-    newlines--;
-    lastNewline = newlineBefore;
   }
   if (i === from) return;
   let shift = 0;
@@ -232,7 +224,9 @@ function skipRun(t: RunInternals, table: Uint8Array, text: boolean): void {
     shift = p.droppedBufferSize - dropped;
     t.runStart = from - shift;
   }
-  // advance(), for each code point: a pending end of line starts a new line at this one.
+  // advance(), for each code point: a pending end of line (isEol) starts a new line at this one. The line
+  // feeds moved over are counted here at once, the last one too (the line after it starts at `i`), so no end
+  // of line is left pending, as after advance() has moved past a line feed.
   if (p.isEol) {
     p.isEol = false;
     p.line++;
