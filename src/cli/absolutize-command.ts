@@ -31,7 +31,7 @@ export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
 Rewrites every relative URL reference of an HTML or CSS document, a mail message, an MHTML file or an mbox
 archive to absolute form, leaving every other byte as it was. Reads INPUT (a file; "-" or none: standard
 input) and writes standard output or -o OUT. A directory is rewritten into OUTDIR as a whole tree: files
-typed by their extension are rewritten (on all cores), every other file is copied as it is.
+typed by their extension (every file, with --type) are rewritten on all cores; other files are copied as is.
 
 Options:
   --url URL               the URL the document was retrieved from (base layer 4; the document's own URL)
@@ -117,15 +117,17 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   }
   if (await isDirectory(input)) {
     if (values.output === undefined) throw new AbsError(`${input} is a directory: give -o DIR for the rewritten tree`, 'ABS_ERR_USAGE');
-    if (values.type !== 'auto') throw new AbsError('--type does not apply to a directory: each file is rewritten by its extension, or copied', 'ABS_ERR_USAGE');
+    // --type: every file is of that type (a Maildir's messages have no extension); otherwise by extension.
+    const every = values.type === 'auto' ? null : inputType(values.type, input);
     const passOn = [
+      ...(every === null ? [] : ['--type', every]),
       ...(values.base === undefined ? [] : ['--base', values.base]),
       ...(values.charset === undefined ? [] : ['--charset', values.charset]),
       '--resolver',
       values.resolver,
       ...(['explain', 'exact-base', 'fragments', 'lazy-load', 'content-location'] as const).filter((f) => values[f] === true).map((f) => `--${f}`),
     ];
-    return directoryCommand({ input, output: values.output, url: values.url, links: values.links, jobs: values.jobs, passOn, types: EXTENSION_TYPES }, io);
+    return directoryCommand({ input, output: values.output, url: values.url, links: values.links, jobs: values.jobs, passOn, typeOf: (name) => every ?? EXTENSION_TYPES[extname(name).toLowerCase()] }, io);
   }
   if (values.jobs !== undefined) throw new AbsError('--jobs applies to a directory INPUT only', 'ABS_ERR_USAGE');
   const type = inputType(values.type, input);

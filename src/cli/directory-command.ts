@@ -2,8 +2,8 @@
  * `absolutize DIR -o OUTDIR [--url URL-of-DIR] ...`: a directory tree (a mirrored site, a folder of saved mail)
  * in, the same tree out (SPEC §7, "a file/directory/URL tool"; "batch over many inputs uses all cores").
  *
- * Each file whose extension names a type (.html, .css, .eml, .mbox, …) is rewritten by the one-file command, in
- * a pool of worker threads (`--jobs`, default: the cores Node may use); every other file is copied byte for byte,
+ * Each file whose extension names a type (.html, .css, .eml, .mbox, …), or every file with `--type`, is rewritten
+ * by the one-file command, in a pool of worker threads (`--jobs`, default: the cores Node may use); every other file is copied byte for byte,
  * so the output is the whole tree. With `--url`, a file's retrieval URL is its path below DIR resolved against
  * that URL, as a mirror keeps a site's paths. Reports come out in path order, whatever order the workers finish in.
  */
@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { mkdir, mkdtemp, readFile, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, relative, resolve as resolvePath, sep } from 'node:path';
+import { join, relative, resolve as resolvePath, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import { AbsError } from '../errors.ts';
@@ -42,8 +42,8 @@ export interface DirectoryOptions {
   readonly jobs: string | undefined;
   /** The options passed on to each file's run, as written (`--base`, `--resolver`, `--explain`, …). */
   readonly passOn: readonly string[];
-  /** Extension → type: a file with one of these is rewritten; any other is copied. */
-  readonly types: Readonly<Record<string, string>>;
+  /** A file's type from its name (a file with none is copied as it is). */
+  readonly typeOf: (name: string) => string | undefined;
 }
 
 interface Entry {
@@ -64,15 +64,17 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
   const dirUrl = o.url === undefined ? undefined : o.url.endsWith('/') ? o.url : `${o.url}/`;
 
   const skipped: string[] = [];
-  const entries = await walk(o.input, '', skipped);
+  const dirs: string[] = [];
+  const entries = await walk(o.input, '', dirs, skipped);
   for (const s of skipped) report(io, 'warning', 'not-a-regular-file', `${s}: a symbolic link or special file, not followed or copied`);
-  const documents = entries.filter((e) => o.types[extname(e.rel).toLowerCase()] !== undefined);
-  const others = entries.filter((e) => o.types[extname(e.rel).toLowerCase()] === undefined);
+  const documents = entries.filter((e) => o.typeOf(e.rel) !== undefined);
+  const others = entries.filter((e) => o.typeOf(e.rel) === undefined);
   const progress = createProgress(io, true);
   const scratch = o.links === undefined ? null : await mkdtemp(join(tmpdir(), 'absolutize-links-'));
   let failed = 0;
   try {
-    for (const dir of new Set(entries.map((e) => join(outputDir, e.rel, '..')))) await mkdir(dir, { recursive: true });
+    await mkdir(outputDir, { recursive: true });
+    for (const dir of dirs) await mkdir(join(outputDir, dir), { recursive: true });
     for (const e of others) {
       try {
         await copyAtomically(e.path, join(outputDir, e.rel));
@@ -117,14 +119,19 @@ function isWithin(inner: string, outer: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel));
 }
 
-/** Regular files below `dir`, in path order; symbolic links and special files are listed in `skipped`. */
-async function walk(dir: string, rel: string, skipped: string[]): Promise<Entry[]> {
+/**
+ * Regular files below `dir`, in path order, and every directory below it (`dirs`, empty ones too: a Maildir
+ * needs its tmp/); symbolic links and special files are listed in `skipped`.
+ */
+async function walk(dir: string, rel: string, dirs: string[], skipped: string[]): Promise<Entry[]> {
   const out: Entry[] = [];
   const items = (await readdir(join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const item of items) {
     const r = rel === '' ? item.name : join(rel, item.name);
-    if (item.isDirectory()) out.push(...(await walk(dir, r, skipped)));
-    else if (item.isFile()) out.push({ path: join(dir, r), rel: r });
+    if (item.isDirectory()) {
+      dirs.push(r);
+      out.push(...(await walk(dir, r, dirs, skipped)));
+    } else if (item.isFile()) out.push({ path: join(dir, r), rel: r });
     else skipped.push(join(dir, r));
   }
   return out;

@@ -111,9 +111,28 @@ describe('absolutize DIR -o OUTDIR', () => {
     expect(existsSync(join(root, 'out', 'docs', 'loop'))).toBe(false);
   });
 
-  it('refuses, with exit 2 and nothing written: no -o, -o inside the input or around it, --type, --jobs 0', () => {
+  it('with --type, every file is of that type: a Maildir, whose messages have no extension', () => {
+    const root = mkdtempSync(join(tmpdir(), 'absolutize-maildir-'));
+    scratchDirs.push(root);
+    const message = (n: number): string => `Content-Base: https://list.example/${n}/\r\nContent-Type: text/html\r\n\r\n<a href="thread.html">t</a>\r\n`;
+    for (const [dir, name, n] of [['cur', '1700000000.M1P2.host,S=90:2,S', 1], ['new', '1700000001.M3P4.host', 2]] as const) {
+      mkdirSync(join(root, 'Maildir', dir), { recursive: true });
+      writeFileSync(join(root, 'Maildir', dir, name), message(n));
+    }
+    mkdirSync(join(root, 'Maildir', 'tmp'));
+    const r = runCli([join(root, 'Maildir'), '--type', 'mime', '-o', join(root, 'out')]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(tree(join(root, 'out'))).toEqual({
+      'cur/1700000000.M1P2.host,S=90:2,S': message(1).replace('"thread.html"', '"https://list.example/1/thread.html"'),
+      'new/1700000001.M3P4.host': message(2).replace('"thread.html"', '"https://list.example/2/thread.html"'),
+    });
+    expect(existsSync(join(root, 'out', 'tmp'))).toBe(true); // empty directories are part of the tree
+  });
+
+  it('refuses, with exit 2 and nothing written: no -o, -o inside the input or around it, --jobs 0', () => {
     const { root, input } = site();
-    for (const args of [[input], [input, '-o', join(input, 'out')], [input, '-o', root], [input, '-o', join(root, 'o'), '--type', 'html'], [input, '-o', join(root, 'o'), '--jobs', '0']]) {
+    for (const args of [[input], [input, '-o', join(input, 'out')], [input, '-o', root], [input, '-o', join(root, 'o'), '--type', 'pdf'], [input, '-o', join(root, 'o'), '--jobs', '0']]) {
       const r = runCli(args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
