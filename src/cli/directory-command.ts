@@ -73,8 +73,13 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
   const scratch = o.links === undefined ? null : await mkdtemp(join(tmpdir(), 'absolutize-links-'));
   let failed = 0;
   try {
-    await mkdir(outputDir, { recursive: true });
-    for (const dir of dirs) await mkdir(join(outputDir, dir), { recursive: true });
+    try {
+      await mkdir(outputDir, { recursive: true });
+      for (const dir of dirs) await mkdir(join(outputDir, dir), { recursive: true });
+    } catch (err) {
+      report(io, 'error', 'ABS_ERR_OUTPUT', `${o.output}: ${(err as Error).message}`);
+      return EXIT_INPUT;
+    }
     for (const e of others) {
       try {
         await copyAtomically(e.path, join(outputDir, e.rel));

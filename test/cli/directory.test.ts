@@ -102,6 +102,14 @@ describe('absolutize DIR -o OUTDIR', () => {
     expect(bases).toEqual(['a b/é.html', 'css/s.css', 'docs/index.html', 'docs/sub/x.html', 'index.html', 'mail/m.eml part 1 (text/html)']);
   });
 
+  it('an -o that is a file: one line, exit 1', () => {
+    const { root, input } = site();
+    writeFileSync(join(root, 'file'), 'x');
+    const r = runCli([input, '-o', join(root, 'file')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^absolutize: error \[ABS_ERR_OUTPUT\] .*file: [^\n]*\n$/);
+  });
+
   it('skips symbolic links with a warning', () => {
     const { root, input } = site();
     symlinkSync(join(input, 'css'), join(input, 'docs', 'loop'));
