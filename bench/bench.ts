@@ -5,8 +5,9 @@
  * - corpora: the 258 real pages of htmlparser-benchmark, and one generated link-dense document;
  * - streaming: a generated document of BENCH_STREAM_MB (default 1024) through the stream, peak RSS.
  * The SAX floor and absolutize run in one process, a worker thread each, rounds alternating (the ratio: the median
- * of the rounds' ratios; see engines.ts); each also runs once in a process of its own for its peak memory; lxml
- * runs in Python. A throughput is the best of BENCH_REPEAT rounds (default 5).
+ * of the rounds' ratios; see engines.ts), and each round also runs one lxml pass in Python, so that its ratio is
+ * paired too; each engine also runs once in a process of its own for its peak memory. A throughput is the best of
+ * BENCH_REPEAT rounds (default 5).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -33,9 +34,9 @@ function node(args: string[]): Run {
 // Debian's python3-lxml lives with Debian's interpreter, which may not be the first python3 on PATH.
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
-function lxml(files: string[]): Run | null {
+function lxml(files: string[], passes = repeat): Run | null {
   try {
-    return JSON.parse(execFileSync(PYTHON, [`${here}lxml_links.py`, 'https://example.com/a/b/page.html', String(repeat), ...files], { encoding: 'utf8', maxBuffer: 1 << 24 })) as Run;
+    return JSON.parse(execFileSync(PYTHON, [`${here}lxml_links.py`, 'https://example.com/a/b/page.html', String(passes), ...files], { encoding: 'utf8', maxBuffer: 1 << 24 })) as Run;
   } catch (err) {
     process.stderr.write(`lxml peer unavailable (apt-get install python3-lxml): ${(err as Error).message.split('\n')[0]}\n`);
     return null;
@@ -74,15 +75,27 @@ const say = (s: string): void => {
 say(`node ${process.version}, best of ${repeat}`);
 for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], ['link-dense (8 MiB, generated)', [dense]]] as const) {
   // Throughput: both engines in one process, rounds alternating; peak memory: each in a process of its own.
-  const both = JSON.parse(execFileSync(process.execPath, [`${here}engines.ts`, 'both', String(repeat), ...files], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 })) as { bytes: number; sax: number; absolutize: number; ratio: number };
+  const env = { ...process.env, BENCH_PEER: JSON.stringify([PYTHON, `${here}lxml_links.py`, 'https://example.com/a/b/page.html']) };
+  const both = JSON.parse(execFileSync(process.execPath, [`${here}engines.ts`, 'both', String(repeat), ...files], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24, env })) as {
+    bytes: number;
+    sax: number;
+    absolutize: number;
+    ratio: number;
+    peer?: number;
+    peerRatio?: number;
+  };
   const sax = { ...node([`${here}engines.ts`, 'sax', '1', ...files]), seconds: both.sax };
   const ours = { ...node([`${here}engines.ts`, 'absolutize', '1', ...files]), seconds: both.absolutize };
-  const peer = lxml([...files]);
+  // lxml's peak memory from a run of its own, started from this small process: a child's peak RSS as Linux
+  // reports it can include what the process that started it had mapped.
+  const lxmlAlone = lxml([...files], 1);
+  const peer = lxmlAlone === null ? null : { ...lxmlAlone, seconds: both.peer ?? lxmlAlone.seconds };
   say(`\n${name}: ${(ours.bytes / 1e6).toFixed(1)} MB`);
   say(`  parse5 SAX no-op     ${mbps(sax).toFixed(1).padStart(7)} MB/s   peak RSS ${(sax.maxRssKiB / 1024).toFixed(0)} MiB`);
   say(`  absolutize           ${mbps(ours).toFixed(1).padStart(7)} MB/s   peak RSS ${(ours.maxRssKiB / 1024).toFixed(0)} MiB`);
   if (peer !== null) say(`  lxml links+serialize ${mbps(peer).toFixed(1).padStart(7)} MB/s   peak RSS ${(peer.maxRssKiB / 1024).toFixed(0)} MiB`);
-  say(`  ratio absolutize / SAX no-op (same process, median of ${repeat} paired rounds): ${both.ratio.toFixed(2)}x${peer !== null ? `   absolutize / lxml: ${(mbps(ours) / mbps(peer)).toFixed(2)}x` : ''}`);
+  say(`  ratio absolutize / SAX no-op (same process, median of ${repeat} paired rounds): ${both.ratio.toFixed(2)}x`);
+  if (both.peerRatio !== undefined) say(`  ratio absolutize / lxml (median of the same ${repeat} rounds, lxml a pass in its own process): ${both.peerRatio.toFixed(2)}x`);
 }
 
 // MIME and mbox: the real messages of ../shared/corpus/mail as .eml (each through the MIME rewriter), and

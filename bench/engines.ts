@@ -5,13 +5,17 @@
  * Or both in one process (the issue's "run in the same process": the ratio):
  *   node bench/engines.ts both REPEAT FILE...
  * Prints JSON: { bytes, sax, absolutize, ratio }: best seconds of each, and the median over REPEAT rounds of
- * (SAX seconds / absolutize seconds) of one round. Each engine runs in a worker thread of its own, and the rounds
+ * (SAX seconds / absolutize seconds) of one round. With BENCH_PEER set (a JSON array: the command of the lxml
+ * peer, bench/lxml_links.py, up to its REPEAT argument), each round also runs one pass of the peer in its own
+ * process, and the JSON adds { peer, peerRatio }: its best seconds, and the median over rounds of
+ * (peer seconds / absolutize seconds). Each engine runs in a worker thread of its own, and the rounds
  * alternate between them, so that both see the same machine (a shared VM's speed drifts by ±20% over minutes,
  * which a ratio of passes minutes apart would carry) while each keeps V8 state of its own: absolutize adapts
  * parse5's Tokenizer per instance (src/html/tokenizer-driver.ts), and in one V8 isolate, once both kinds of
  * instance have run, the code of the shared Tokenizer methods is slower for both (measured: the SAX floor ~10%
  * slower after absolutize had run), which would skew the ratio one way or the other.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { SAXParser } from 'parse5-sax-parser';
@@ -78,12 +82,30 @@ if (!isMainThread) {
 } else if (engine === 'both') {
   const sax = worker('sax');
   const ours = worker('absolutize');
-  const rounds: { sax: number; absolutize: number }[] = [];
-  for (let r = 0; r < repeat; r++) rounds.push({ sax: await sax(), absolutize: await ours() });
+  const peerCommand = process.env['BENCH_PEER'] === undefined ? null : (JSON.parse(process.env['BENCH_PEER']) as string[]);
+  /** One pass of the peer, or null when it cannot run (lxml not installed). */
+  const peer = (): { seconds: number } | null => {
+    if (peerCommand === null) return null;
+    try {
+      return JSON.parse(execFileSync(peerCommand[0]!, [...peerCommand.slice(1), '1', ...files], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'pipe'] })) as { seconds: number };
+    } catch {
+      return null;
+    }
+  };
+  const rounds: { sax: number; absolutize: number; peer: { seconds: number } | null }[] = [];
+  for (let r = 0; r < repeat; r++) rounds.push({ sax: await sax(), absolutize: await ours(), peer: peer() });
   await Promise.all([sax.end(), ours.end()]);
   const best = (k: 'sax' | 'absolutize'): number => Math.min(...rounds.map((x) => x[k]));
   const ratio = median(rounds.map((x) => x.sax / x.absolutize));
-  process.stdout.write(`${JSON.stringify({ bytes: total, sax: best('sax'), absolutize: best('absolutize'), ratio })}\n`);
+  const withPeer = rounds.filter((x) => x.peer !== null);
+  const peerFields =
+    withPeer.length === 0
+      ? {}
+      : {
+          peer: Math.min(...withPeer.map((x) => x.peer!.seconds)),
+          peerRatio: median(withPeer.map((x) => x.peer!.seconds / x.absolutize)),
+        };
+  process.stdout.write(`${JSON.stringify({ bytes: total, sax: best('sax'), absolutize: best('absolutize'), ratio, ...peerFields })}\n`);
 } else {
   let best = Infinity;
   for (let r = 0; r < repeat; r++) best = Math.min(best, await pass(engine!));
