@@ -3,14 +3,14 @@
  * in, the same tree out (SPEC §7, "a file/directory/URL tool"; "batch over many inputs uses all cores").
  *
  * Each file whose extension names a type (.html, .css, .eml, .mbox, …), or every file with `--type`, is rewritten
- * by the one-file command, in a pool of worker threads (`--jobs`, default: the cores Node may use); every other file is copied byte for byte,
- * so the output is the whole tree. With `--url`, a file's retrieval URL is its path below DIR resolved against
- * that URL, as a mirror keeps a site's paths. Reports come out in path order, whatever order the workers finish in.
+ * by the one-file command, in a pool of worker threads (`--jobs`, default: the cores Node may use); every other
+ * file is copied byte for byte and every directory is made, so the output is the whole tree. With `--url`, a
+ * file's retrieval URL is its path below DIR resolved against that URL, as a mirror keeps a site's paths.
+ * Reports come out in path order, whatever order the workers finish in.
  */
-import { availableParallelism } from 'node:os';
-import { mkdir, mkdtemp, readFile, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readFile, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve as resolvePath, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';

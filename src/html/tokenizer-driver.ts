@@ -159,7 +159,8 @@ function runTable(stops: string): Uint8Array {
  * token's `chars`, so a character token that also holds whitespace changes nothing it sees.
  * NOTE: this is the design the issue asks for (input that is not markup costs a scan, not a state machine
  * step per code point); parse5 has no such option. Depends on private fields of the pinned parse5 8.1, like
- * the overrides above, and is covered by the byte-fidelity, location and chunking tests.
+ * the overrides above; src/html/tokenizer-driver.test.ts checks it against parse5 stepping code point by code
+ * point.
  */
 function withFastRuns(tokenizer: Tokenizer): void {
   const t = tokenizer as unknown as RunInternals & Record<string, unknown>;
