@@ -11,6 +11,9 @@ export type { HtmlRewriteOptions, HtmlRewriteStats, HtmlWarning, ReferenceRecord
 export { createCssRewriter, CssRewriterStream } from './css/stream.ts';
 export type { CssStreamOptions } from './css/stream.ts';
 export { rewriteCss, findCssUrls } from './css/index.ts';
+export { absolutizeMime, createMboxRewriter, createMimeRewriter, MboxRewriterStream, MimeRewriterStream } from './mime/stream.ts';
+export type { MboxRewriteOptions, MimeResult } from './mime/stream.ts';
+export type { MimePartInfo, MimeRewriteOptions, MimeRewriteStats } from './mime/rewriter.ts';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.ts';
 export type { Limits } from './limits.ts';
 export { FetchError } from './errors.ts';

@@ -8,7 +8,8 @@ import { finished, pipeline } from 'node:stream/promises';
 import { Splitter } from 'mailsplit';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import { MimePartRewriter } from './rewriter.ts';
-import type { MimeRewriteOptions, MimeRewriteStats } from './rewriter.ts';
+import type { MimePartInfo, MimeRewriteOptions, MimeRewriteStats } from './rewriter.ts';
+import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 
 /** The parts of mailsplit 5.4's Splitter and MimeNode that `descendIntoAttachedMessages` wraps. */
 interface SplitterInternals {
@@ -155,6 +156,43 @@ export class MimeRewriterStream extends Transform {
 
 export function createMimeRewriter(options: MimeRewriteOptions = {}): MimeRewriterStream {
   return new MimeRewriterStream(options);
+}
+
+/** What `absolutizeMime` returns: the message, and what the stream reported, each with its part's path. */
+export interface MimeResult {
+  readonly output: Buffer;
+  readonly stats: MimeRewriteStats;
+  readonly parts: MimePartInfo[];
+  readonly warnings: Array<HtmlWarning & { readonly part: string }>;
+  readonly references: Array<ReferenceRecord & { readonly part: string }>;
+}
+
+/** The small-message path: one message or MHTML file held in memory, rewritten as createMimeRewriter would. */
+export async function absolutizeMime(input: Uint8Array, options: MimeRewriteOptions = {}): Promise<MimeResult> {
+  const parts: MimePartInfo[] = [];
+  const warnings: Array<HtmlWarning & { readonly part: string }> = [];
+  const references: Array<ReferenceRecord & { readonly part: string }> = [];
+  const stream = createMimeRewriter({
+    ...options,
+    onPart: (p) => {
+      parts.push(p);
+      options.onPart?.(p);
+    },
+    onWarning: (w, part) => {
+      warnings.push({ ...w, part });
+      options.onWarning?.(w, part);
+    },
+    onReference: (r, part) => {
+      references.push({ ...r, part });
+      options.onReference?.(r, part);
+    },
+  });
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  const done = finished(stream);
+  stream.end(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
+  await done;
+  return { output: Buffer.concat(chunks), stats: stream.stats, parts, warnings, references };
 }
 
 export interface MboxRewriteOptions extends Omit<MimeRewriteOptions, 'onReference' | 'onWarning' | 'onPart'> {
