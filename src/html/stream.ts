@@ -165,6 +165,12 @@ export async function absolutizeHtml(input: Uint8Array | string, options: HtmlSt
     return { output, stats: core.stats, base: core.base, encoding: options.encoding ?? 'utf-8', warnings, references };
   }
   const stream = createHtmlRewriter(collect);
+  const output = await transformWhole(stream, input);
+  return { output, stats: stream.stats, base: stream.base, encoding: stream.encoding ?? 'windows-1252', warnings, references };
+}
+
+/** Writes all of `input` to a fresh stream and collects everything it outputs: the small-document calls. */
+export async function transformWhole(stream: Transform, input: Uint8Array): Promise<Buffer> {
   const chunks: Buffer[] = [];
   stream.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<void>((resolve, reject) => {
@@ -173,5 +179,5 @@ export async function absolutizeHtml(input: Uint8Array | string, options: HtmlSt
   });
   stream.end(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
   await done;
-  return { output: Buffer.concat(chunks), stats: stream.stats, base: stream.base, encoding: stream.encoding ?? 'windows-1252', warnings, references };
+  return Buffer.concat(chunks);
 }

@@ -10,6 +10,7 @@ import { DEFAULT_LIMITS } from '../limits.ts';
 import { MimePartRewriter } from './rewriter.ts';
 import type { MimePartInfo, MimeRewriteOptions, MimeRewriteStats } from './rewriter.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
+import { transformWhole } from '../html/stream.ts';
 
 /** The parts of mailsplit 5.4's Splitter and MimeNode that `descendIntoAttachedMessages` wraps. */
 interface SplitterInternals {
@@ -187,12 +188,8 @@ export async function absolutizeMime(input: Uint8Array, options: MimeRewriteOpti
       options.onReference?.(r, part);
     },
   });
-  const chunks: Buffer[] = [];
-  stream.on('data', (c: Buffer) => chunks.push(c));
-  const done = finished(stream);
-  stream.end(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
-  await done;
-  return { output: Buffer.concat(chunks), stats: stream.stats, parts, warnings, references };
+  const output = await transformWhole(stream, input);
+  return { output, stats: stream.stats, parts, warnings, references };
 }
 
 export interface MboxRewriteOptions extends Omit<MimeRewriteOptions, 'onReference' | 'onWarning' | 'onPart'> {
