@@ -8,10 +8,11 @@
  * file's retrieval URL is its path below DIR resolved against that URL, as a mirror keeps a site's paths.
  * Reports come out in path order, whatever order the workers finish in.
  */
+import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative, resolve as resolvePath, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import { AbsError } from '../errors.ts';
@@ -20,18 +21,17 @@ import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
 
-/** What a worker is asked: one run of the one-file command. */
+/** What a worker is asked: one run of the one-file command, its standard error written to `stderrPath`. */
 export interface DirectoryJob {
   readonly id: number;
   readonly args: readonly string[];
+  readonly stderrPath: string;
 }
 
-/** What it answers: the exit code and what that run wrote to stdout and stderr. */
+/** What it answers: the run's exit code. */
 export interface DirectoryJobResult {
   readonly id: number;
   readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
 }
 
 export interface DirectoryOptions {
@@ -70,58 +70,75 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
   const documents = entries.filter((e) => o.typeOf(e.rel) !== undefined);
   const others = entries.filter((e) => o.typeOf(e.rel) === undefined);
   const progress = createProgress(io, true);
-  const scratch = o.links === undefined ? null : await mkdtemp(join(tmpdir(), 'absolutize-links-'));
-  let failed = 0;
   try {
+    await mkdir(outputDir, { recursive: true });
+    for (const dir of dirs) await mkdir(join(outputDir, dir), { recursive: true });
+  } catch (err) {
+    report(io, 'error', 'ABS_ERR_OUTPUT', `${o.output}: ${(err as Error).message}`);
+    return EXIT_INPUT;
+  }
+  let failed = 0;
+  for (const e of others) {
     try {
-      await mkdir(outputDir, { recursive: true });
-      for (const dir of dirs) await mkdir(join(outputDir, dir), { recursive: true });
+      await copyAtomically(e.path, join(outputDir, e.rel));
     } catch (err) {
-      report(io, 'error', 'ABS_ERR_OUTPUT', `${o.output}: ${(err as Error).message}`);
-      return EXIT_INPUT;
+      failed++;
+      report(io, 'error', 'ABS_ERR_INPUT', `${e.path}: ${(err as Error).message}`);
     }
-    for (const e of others) {
-      try {
-        await copyAtomically(e.path, join(outputDir, e.rel));
-      } catch (err) {
-        failed++;
-        progress.line(`absolutize: error [ABS_ERR_INPUT] ${e.path}: ${(err as Error).message}`);
-      }
+  }
+
+  // Each run's reports (standard error, and its --links lines) go to files of its own in `scratch`, which are
+  // appended to ours in path order as soon as every run before it is done, and removed: what is held waits on
+  // disk, never in memory, however many files and reports there are.
+  const scratch = await mkdtemp(join(tmpdir(), 'absolutize-'));
+  const links = o.links === undefined ? null : o.links === '-' ? { stream: io.stdout, commit: async () => {}, abort: async () => {} } : createAtomicFile(o.links);
+  const jobList: DirectoryJob[] = documents.map((e, id) => ({
+    id,
+    args: [
+      e.path,
+      '-o',
+      join(outputDir, e.rel),
+      ...(dirUrl === undefined ? [] : ['--url', new URL(e.rel.split(sep).map(encodeURIComponent).join('/'), dirUrl).href]),
+      ...(links === null ? [] : ['--links', join(scratch, `${id}.jsonl`)]),
+      ...o.passOn,
+    ],
+    stderrPath: join(scratch, `${id}.stderr`),
+  }));
+  const finishedJobs = new Set<number>();
+  let next = 0;
+  let emitting = Promise.resolve();
+  const emitReady = async (): Promise<void> => {
+    while (finishedJobs.has(next)) {
+      finishedJobs.delete(next);
+      const job = jobList[next++]!;
+      progress.done();
+      await appendFile(job.stderrPath, io.stderr);
+      if (links !== null) await appendFile(join(scratch, `${job.id}.jsonl`), links.stream);
     }
-    const jobList: DirectoryJob[] = documents.map((e, id) => ({
-      id,
-      args: [
-        e.path,
-        '-o',
-        join(outputDir, e.rel),
-        ...(dirUrl === undefined ? [] : ['--url', new URL(e.rel.split(sep).map(encodeURIComponent).join('/'), dirUrl).href]),
-        ...(scratch === null ? [] : ['--links', join(scratch, `${id}.jsonl`)]),
-        ...o.passOn,
-      ],
-    }));
-    let done = 0;
-    const results = await runPool(jobList, Math.min(jobs, Math.max(1, jobList.length)), (r) => {
-      done++;
-      progress.update(`absolutize: [${done}/${jobList.length}] ${documents[r.id]!.rel}`);
-    });
-    progress.done();
-    // In path order: what each run reported, then the links report.
-    for (const r of results) {
-      if (r.stderr !== '') io.stderr.write(r.stderr);
+  };
+  try {
+    await runPool(jobList, Math.min(jobs, Math.max(1, jobList.length)), (r) => {
       if (r.code !== EXIT_OK) failed++;
-    }
-    if (scratch !== null) await writeLinks(o.links!, scratch, results, io);
+      finishedJobs.add(r.id);
+      emitting = emitting.then(emitReady);
+      progress.update(`absolutize: [${finishedJobs.size + next}/${jobList.length}] ${documents[r.id]!.rel}`);
+    });
+    await emitting;
+    await links?.commit();
+  } catch (err) {
+    await links?.abort();
+    throw err;
   } finally {
     progress.done();
-    if (scratch !== null) await rm(scratch, { recursive: true, force: true });
+    await rm(scratch, { recursive: true, force: true });
   }
   return failed === 0 ? EXIT_OK : EXIT_INPUT;
 }
 
-/** Whether `inner` is `outer` or below it. */
+/** Whether `inner` is `outer` or below it ("../x" is not below; a name that starts with "..", like "..x", is). */
 function isWithin(inner: string, outer: string): boolean {
   const rel = relative(outer, inner);
-  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /**
@@ -153,10 +170,9 @@ async function copyAtomically(from: string, to: string): Promise<void> {
   }
 }
 
-/** The one-file command over `jobs` in `size` worker threads; results in job order. */
-async function runPool(jobs: readonly DirectoryJob[], size: number, onResult: (r: DirectoryJobResult) => void): Promise<DirectoryJobResult[]> {
-  const results: DirectoryJobResult[] = new Array<DirectoryJobResult>(jobs.length);
-  if (jobs.length === 0) return results;
+/** The one-file command over `jobs` in `size` worker threads; `onResult` as each run ends. */
+async function runPool(jobs: readonly DirectoryJob[], size: number, onResult: (r: DirectoryJobResult) => void): Promise<void> {
+  if (jobs.length === 0) return;
   const script = new URL(import.meta.url.endsWith('.ts') ? './directory-worker.ts' : './directory-worker.js', import.meta.url);
   let next = 0;
   const one = (): Promise<void> =>
@@ -170,7 +186,6 @@ async function runPool(jobs: readonly DirectoryJob[], size: number, onResult: (r
         worker.postMessage(jobs[next++]);
       };
       worker.on('message', (r: DirectoryJobResult) => {
-        results[r.id] = r;
         onResult(r);
         give();
       });
@@ -178,23 +193,21 @@ async function runPool(jobs: readonly DirectoryJob[], size: number, onResult: (r
       give();
     });
   await Promise.all(Array.from({ length: size }, one));
-  return results;
 }
 
-/** The runs' link reports, one after another in path order, to `target` ("-": standard output). */
-async function writeLinks(target: string, scratch: string, results: readonly DirectoryJobResult[], io: CliIo): Promise<void> {
-  const file = target === '-' ? null : createAtomicFile(target);
-  const sink = file === null ? io.stdout : file.stream;
+/**
+ * Appends a scratch file (missing: nothing) to `sink`, which stays open, and removes it. (Not pipeline(): with
+ * `end: false` it leaves its listeners on `sink`, one set per file.)
+ */
+async function appendFile(path: string, sink: NodeJS.WritableStream): Promise<void> {
   try {
-    for (const r of results) {
-      const text = await readFile(join(scratch, `${r.id}.jsonl`), 'utf8').catch(() => '');
-      if (text !== '' && !sink.write(text)) await new Promise((resolve) => sink.once('drain', resolve));
+    for await (const chunk of createReadStream(path)) {
+      if (!sink.write(chunk as Buffer)) await once(sink, 'drain');
     }
-    await file?.commit();
   } catch (err) {
-    await file?.abort();
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
+  await unlink(path).catch(() => {});
 }
 
 /** Whether INPUT names a directory (a file, "-", or a missing path does not). */

@@ -140,12 +140,13 @@ describe('absolutize DIR -o OUTDIR', () => {
 
   it('refuses, with exit 2 and nothing written: no -o, -o inside the input or around it, --jobs 0', () => {
     const { root, input } = site();
-    for (const args of [[input], [input, '-o', join(input, 'out')], [input, '-o', root], [input, '-o', join(root, 'o'), '--type', 'pdf'], [input, '-o', join(root, 'o'), '--jobs', '0']]) {
+    for (const args of [[input], [input, '-o', join(input, 'out')], [input, '-o', join(input, '..out')], [input, '-o', root], [input, '-o', join(root, 'o'), '--type', 'pdf'], [input, '-o', join(root, 'o'), '--jobs', '0']]) {
       const r = runCli(args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     }
     expect(existsSync(join(input, 'out'))).toBe(false);
+    expect(existsSync(join(input, '..out'))).toBe(false);
     expect(existsSync(join(root, 'o'))).toBe(false);
   });
 });
