@@ -127,12 +127,18 @@ describe('absolutize INPUT', () => {
 
   it('on a Node.js older than `engines` allows, says so in one line and exits 2 (no stack trace from an import)', () => {
     // The version is what the running Node reports; a preload makes this Node report 20's and 22.18's.
-    for (const version of ['20.20.2', '22.18.0']) {
-      const preload = `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
-      const r = spawnSync(process.execPath, ['--import', preload, CLI, 'examples/page.html', '--url', 'https://example.com/'], { cwd: PROJECT_DIR, encoding: 'utf8' });
+    // The least version is package.json's `engines`.
+    const preload = (version: string): string => `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
+    for (const version of ['20.20.2', '22.18.9', '21.99.0']) {
+      const r = spawnSync(process.execPath, ['--import', preload(version), CLI, 'examples/page.html', '--url', 'https://example.com/'], { cwd: PROJECT_DIR, encoding: 'utf8' });
       expect(r.status).toBe(2);
-      expect(r.stderr).toBe(`absolutize: error [ABS_ERR_UNSUPPORTED_NODE] Node.js ${version} is too old: absolutize needs Node.js 22.19 or later\n`);
+      expect(r.stderr).toBe(`absolutize: error [ABS_ERR_UNSUPPORTED_NODE] Node.js ${version} is too old: absolutize needs Node.js 22.19.0 or later\n`);
       expect(r.stdout).toBe('');
+    }
+    // Versions from the least one on run (the real work is done by this process's own Node).
+    for (const version of ['22.19.0', '22.20.0', '23.0.0']) {
+      const r = spawnSync(process.execPath, ['--import', preload(version), CLI, '--version'], { cwd: PROJECT_DIR, encoding: 'utf8' });
+      expect(r.status, version).toBe(0);
     }
   });
 
