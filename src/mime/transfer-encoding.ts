@@ -64,8 +64,7 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
       ? libbase64.wrap(libbase64.encode(decoded), style.lineLength)
       : libqp.wrap(libqp.encode(decoded), 76);
   // libbase64/libqp wrap with CRLF; the original's line ending is kept.
-  text = text.replace(/\r?\n/g, style.eol);
-  if (style.finalEol && !text.endsWith(style.eol)) text += style.eol;
+  text = keepFinalLineEnding(text.replace(/\r?\n/g, style.eol), encoding, style);
   return Buffer.from(text, 'latin1');
 }
 
@@ -111,11 +110,19 @@ function encodeQuotedPrintableLike(decoded: Buffer, original: string, style: Lin
     at = end;
   }
   if (at < decoded.length) out.push(encodeQuotedPrintableLine(decoded.subarray(at), style));
-  const text = out.join('');
-  if (!Buffer.from(libqp.decode(text)).equals(decoded)) return null;
-  // A body that ended in a soft line break ("=" and the line ending before the boundary) keeps a line ending
-  // there, as encodeBody does: the boundary delimiter starts with it (RFC 2046 §5.1.1).
-  return style.finalEol && !text.endsWith('\n') ? text + style.eol : text;
+  const text = keepFinalLineEnding(out.join(''), 'quoted-printable', style);
+  return Buffer.from(libqp.decode(text)).equals(decoded) ? text : null;
+}
+
+/**
+ * A body that ended with a line ending ends with one again. In quoted-printable that line ending followed "="
+ * (the decoded text has none), so it is written as a soft line break, "=" and the line ending, which decodes to
+ * nothing: a bare one would add a line break to the part's text. (In a multipart, mailsplit gives the body
+ * without the line ending that belongs to the boundary delimiter, RFC 2046 §5.1.1, so none is added there.)
+ */
+function keepFinalLineEnding(text: string, encoding: 'base64' | 'quoted-printable', style: LineStyle): string {
+  if (!style.finalEol || text.endsWith('\n')) return text;
+  return encoding === 'quoted-printable' ? `${text}=${style.eol}` : text + style.eol;
 }
 
 /** One hard line (with its line ending, if any), encoded and wrapped at 76 with the original's soft breaks. */

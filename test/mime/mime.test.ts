@@ -312,7 +312,14 @@ sys.stdout.buffer.write(m.as_bytes(policy=email.policy.SMTP))
     expect(html).toContain('wörd39');
   });
 
-  it('a changed last line that ended in a soft line break keeps a line ending before the boundary', async () => {
+  it('a changed last line that ended in a soft line break, in a single-part message: it still ends with one, and gains no line break', async () => {
+    const head = 'Content-Base: https://example.org/\r\nContent-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n';
+    const r = await rewriteMime(Buffer.from(`${head}<p>text</p>=\r\n<a href=3D"x.html">x</a>=\r\n`));
+    expect(r.output.toString()).toBe(`${head}<p>text</p><a href=3D"https://example.org/x.html">x</a>=\r\n`);
+    expect((await simpleParser(r.output)).html).toBe('<p>text</p><a href="https://example.org/x.html">x</a>');
+  });
+
+  it('a changed last line that ended in a soft line break, in a multipart: nothing is added before the boundary (its line ending is the boundary's)', async () => {
     const input = Buffer.from(
       'Content-Type: multipart/mixed; boundary=b\r\nContent-Base: https://example.org/\r\n\r\n--b\r\n' +
         'Content-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>text</p>=\r\n<a href=3D"x.html">x</a>=\r\n--b--\r\n',
