@@ -319,7 +319,7 @@ sys.stdout.buffer.write(m.as_bytes(policy=email.policy.SMTP))
     expect((await simpleParser(r.output)).html).toBe('<p>text</p><a href="https://example.org/x.html">x</a>');
   });
 
-  it('a changed last line that ended in a soft line break, in a multipart: nothing is added before the boundary (its line ending is the boundary's)', async () => {
+  it("a changed last line that ended in a soft line break, in a multipart: nothing is added before the boundary (its line ending is the boundary's)", async () => {
     const input = Buffer.from(
       'Content-Type: multipart/mixed; boundary=b\r\nContent-Base: https://example.org/\r\n\r\n--b\r\n' +
         'Content-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>text</p>=\r\n<a href=3D"x.html">x</a>=\r\n--b--\r\n',
