@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHUNK_SEED, seededRandom } from '../../test/helpers/chunks.ts';
+import { CHUNK_SEED, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler } from './tokenizer-driver.ts';
 
@@ -66,16 +66,6 @@ function events(chunks: readonly string[], fastRuns: boolean): { tokens: string[
   return { tokens: out, safe };
 }
 
-function randomSplits(text: string, random: () => number, maxChunk: number): string[] {
-  const chunks: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    const n = 1 + Math.floor(random() * maxChunk);
-    chunks.push(text.slice(i, i + n));
-    i += n;
-  }
-  return chunks;
-}
-
 /** The fast driver, fed `chunks`, against parse5 reading one code point at a time, fed the same chunks. */
 function expectSameEvents(chunks: readonly string[]): void {
   expect(events(chunks, true)).toEqual(events(chunks, false));
@@ -113,7 +103,7 @@ describe('fast runs: the tokenizer driver emits what parse5 emits reading code p
       expectSameEvents([html]);
       if (html.length < 1000) expectSameEvents(Array.from(html));
       const random = seededRandom(CHUNK_SEED);
-      for (const max of html.length < 1000 ? [2, 7, 64] : [64, 4096, 30_000]) expectSameEvents(randomSplits(html, random, max));
+      for (const max of html.length < 1000 ? [2, 7, 64] : [64, 4096, 30_000]) expectSameEvents(randomChunks(html, random, max));
     });
   }
 
@@ -130,7 +120,7 @@ describe('fast runs: the tokenizer driver emits what parse5 emits reading code p
       const length = Math.floor(random() * 60);
       for (let i = 0; i < length; i++) html += pieces[Math.floor(random() * pieces.length)];
       expectSameEvents([html]);
-      expectSameEvents(randomSplits(html, random, 1 + Math.floor(random() * 8)));
+      expectSameEvents(randomChunks(html, random, 1 + Math.floor(random() * 8)));
     }
   });
 
@@ -142,7 +132,7 @@ describe('fast runs: the tokenizer driver emits what parse5 emits reading code p
     for (const file of files) {
       const html = readFileSync(dir + file, 'utf8');
       expectSameEvents([html]);
-      expectSameEvents(randomSplits(html, random, 1 + Math.floor(random() * 4096)));
+      expectSameEvents(randomChunks(html, random, 1 + Math.floor(random() * 4096)));
     }
   });
 

@@ -20,13 +20,13 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** Splits `input` at random points (splits fall inside multi-byte characters too). */
-export function randomChunks(input: Buffer, random: () => number, maxChunk = 64): Buffer[] {
-  const chunks: Buffer[] = [];
+/** Splits `input` at random points (splits fall inside multi-byte characters and surrogate pairs too). */
+export function randomChunks<T extends Buffer | string>(input: T, random: () => number, maxChunk = 64): T[] {
+  const chunks: T[] = [];
   let i = 0;
   while (i < input.length) {
     const n = 1 + Math.floor(random() * maxChunk);
-    chunks.push(input.subarray(i, i + n));
+    chunks.push((typeof input === 'string' ? input.slice(i, i + n) : input.subarray(i, i + n)) as T);
     i += n;
   }
   return chunks;
