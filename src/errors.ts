@@ -106,7 +106,13 @@ export type WarningCode =
   | 'mime-undecodable-body'
   | 'mime-unknown-transfer-encoding'
   | 'mime-depth-limit'
-  | 'mime-structure-error';
+  | 'mime-structure-error'
+  // MIME structure defects (src/mime/scanner.ts; Python's email defect named in docs/errors.md)
+  | 'mime-missing-header-separator'
+  | 'mime-missing-close-delimiter'
+  | 'mime-missing-start-delimiter'
+  | 'mime-no-boundary'
+  | 'mbox-content-length';
 
 export interface Warning {
   readonly code: WarningCode;

@@ -39,8 +39,8 @@ export interface Limits {
    */
   readonly maxMimePartBytes: number;
   /**
-   * Bytes of one MIME header block (mailsplit's maxHeadSize). Past it the rest of the message (from the part
-   * being held, or the header block being read) passes through unchanged (`mime-structure-error`).
+   * Bytes of one MIME header block. Past it the rest of the message, from that header block on, passes through
+   * unchanged (`mime-structure-error`); in an mbox, the next message is read as usual.
    * @default 1048576 (1 MiB)
    */
   readonly maxMimeHeaderBytes: number;
@@ -51,12 +51,18 @@ export interface Limits {
    */
   readonly maxMimeDepth: number;
   /**
-   * Bytes of one line of a MIME message held until its line feed: mailsplit 5.4.6 loses bytes when a chunk
-   * ends inside a line, so it is fed whole lines only. Past it the rest of the message passes through
-   * unchanged (`mime-structure-error`).
+   * Bytes of one line held until its end to tell what it is: a line that begins like a boundary delimiter
+   * (`--boundary` then transport padding) or, in an mbox, a line that begins with "From ". Past it, the line is
+   * taken for text (not a delimiter, not a From_ line). Body lines are never held.
    * @default 16777216 (16 MiB)
    */
   readonly maxMimeLineBytes: number;
+  /**
+   * Bytes of an mbox message held to check its `Content-Length` (mboxcl2): from a line inside the length that
+   * would otherwise start a message, to the end of the length. Past it the length is ignored (`mbox-content-length`).
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxMboxContentLengthBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -68,6 +74,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxMimeHeaderBytes: 1 << 20,
   maxMimeDepth: 32,
   maxMimeLineBytes: 1 << 24,
+  maxMboxContentLengthBytes: 1 << 26,
 });
 
 /** Merges user limits over the defaults, validating each: a positive safe integer. */
