@@ -112,6 +112,11 @@ export type WarningCode =
   | 'mime-missing-close-delimiter'
   | 'mime-missing-start-delimiter'
   | 'mime-no-boundary'
+  | 'mime-header-continuation'
+  | 'mime-invalid-content-type'
+  | 'mime-encoded-message'
+  | 'mime-base64-padding'
+  | 'mime-unknown-charset'
   | 'mbox-content-length';
 
 export interface Warning {

@@ -131,6 +131,48 @@ export function removeComments(value: string): string {
   return out;
 }
 
+/**
+ * Parameters (";" then name=value, ...) as Python's policy-default header parser reads them before libmime
+ * decodes RFC 2231: empty ones (";;") skipped, a quoted value up to its closing quote, an unquoted value a token
+ * (RFC 2045 §5.1), so it ends at the first tspecial: `boundary=----=_NextPart_0` is `----` to Python, and to us.
+ */
+function tokenParams(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] !== ';') {
+      i++;
+      continue;
+    }
+    i++;
+    const eq = text.indexOf('=', i);
+    const semi = text.indexOf(';', i);
+    if (eq === -1 || (semi !== -1 && semi < eq)) continue;
+    const name = text.slice(i, eq).trim();
+    let j = eq + 1;
+    while (j < text.length && (text[j] === ' ' || text[j] === '\t')) j++;
+    let value: string;
+    if (text[j] === '"') {
+      let k = j + 1;
+      while (k < text.length && text[k] !== '"') k += text[k] === '\\' ? 2 : 1;
+      value = text.slice(j, k + 1);
+      j = k + 1;
+    } else {
+      let k = j;
+      while (k < text.length && !TSPECIAL_OR_SPACE.has(text[k]!)) k++;
+      value = text.slice(j, k);
+      j = k;
+    }
+    if (name !== '') out += `; ${name}=${value}`;
+    const next = text.indexOf(';', j);
+    i = next === -1 ? text.length : next;
+    // A ";" inside a quoted value was passed over with it.
+  }
+  return out;
+}
+
+const TSPECIAL_OR_SPACE = new Set([...'()<>@,;:\\"/[]?= \t']);
+
 /** What an entity's headers say about its structure. */
 export interface EntityType {
   /** The media type, lower case; the default when there is none or it is not `type/subtype` (Python's rule). */
@@ -140,6 +182,8 @@ export interface EntityType {
   readonly charset: string | undefined;
   /** Content-Transfer-Encoding, lower case (undefined: none). */
   readonly transferEncoding: string | undefined;
+  /** A Content-Type was there but not one `type/subtype` (so text/plain). */
+  readonly invalidContentType?: boolean;
 }
 
 /**
@@ -154,19 +198,19 @@ export function entityType(block: HeaderBlock, defaultType: string): EntityType 
   if (raw === undefined) return { contentType: defaultType, boundary: null, charset: undefined, transferEncoding };
   const semi = raw.indexOf(';');
   let contentType = (semi === -1 ? raw : raw.slice(0, semi)).trim().toLowerCase();
-  if (contentType.split('/').length !== 2) contentType = 'text/plain';
+  const invalidContentType = contentType.split('/').length !== 2;
+  if (invalidContentType) contentType = 'text/plain';
   let params: Record<string, string> = {};
   if (semi !== -1) {
     try {
-      // Empty parameters (";;", as Netscape wrote) are skipped, as Python skips them; libmime would misread the next one.
-      params = libmime.parseHeaderValue(`x${removeComments(raw.slice(semi)).replace(/;[\t ]*(?=;)/g, '')}`).params;
+      params = libmime.parseHeaderValue(`x${tokenParams(removeComments(raw.slice(semi)))}`).params;
     } catch {
       params = {};
     }
   }
   const boundary = params['boundary'] === undefined ? null : params['boundary'].replace(/[ \t\r\n]+$/, '');
   const charset = params['charset'] === undefined || params['charset'] === '' ? undefined : params['charset'].trim();
-  return { contentType, boundary, charset, transferEncoding };
+  return { contentType, boundary, charset, transferEncoding, invalidContentType };
 }
 
 /**

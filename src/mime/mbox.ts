@@ -97,6 +97,8 @@ export class MboxSplitter {
   private events: MboxEvent[] = [];
   /** Bytes the carry must hold before reading on (a Content-Length's end). */
   private needBytes = 0;
+  /** A Content-Length ended here: the "From " line at this position starts the next message. */
+  private landed = false;
 
   constructor(limits: Limits) {
     this.limits = limits;
@@ -164,6 +166,11 @@ export class MboxSplitter {
   /** Reads on from `i`; returns the next position, or -1 to wait for more input (the rest is carried). */
   private step(data: Buffer, i: number, isEnd: boolean): number {
     const atLineStart = i === 0 ? !this.started || this.tail[this.tail.length - 1] === 0x0a : data[i - 1] === 0x0a;
+    if (atLineStart && this.landed && this.startsWithFrom(data, i)) {
+      const lf = data.indexOf(0x0a, i);
+      if (lf === -1 && !isEnd) return -1;
+      return this.separator(data, i, lf === -1 ? data.length : lf + 1);
+    }
     if (atLineStart && this.startsWithFrom(data, i)) {
       const verdict = this.fromLineVerdict(data, i, isEnd);
       if (verdict === 'more') return -1;
@@ -238,6 +245,7 @@ export class MboxSplitter {
 
   /** A separator line [i, lineEnd): the message before ends, the next one begins. */
   private separator(data: Buffer, i: number, lineEnd: number): number {
+    this.landed = false;
     this.events.push({ type: 'separator', line: data.subarray(i, lineEnd) });
     this.keepTail(data.subarray(i, lineEnd));
     this.started = true;
@@ -288,11 +296,9 @@ export class MboxSplitter {
     else if (data[k] === 0x0a) k += 1;
     this.emit(data, i, k);
     this.bodyEnd = null;
-    if (k >= data.length) return k;
     // The "From " line at k starts the next message, whatever it looks like.
-    const lf = data.indexOf(0x0a, k);
-    if (lf === -1 && !isEnd) return -1;
-    return this.separator(data, k, lf === -1 ? data.length : lf + 1);
+    this.landed = true;
+    return k;
   }
 
   private ignoreLength<T>(result: T, why: string): T {

@@ -18,9 +18,10 @@ import type { ReferenceRecord } from '../base/reference-policy.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import { absolutizeHtml } from '../html/stream.ts';
 import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
+import { resolveLabel } from '../encoding/index.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
-import { decodedUrlHeader, firstField } from './headers.ts';
+import { decodedUrlHeader, firstField, isHeaderLine, lineEnd } from './headers.ts';
 import type { Entity, ScanHandler, ScanWarningCode } from './scanner.ts';
 import { decodeBody, encodeBody, transferEncodingOf } from './transfer-encoding.ts';
 import type { TransferEncoding } from './transfer-encoding.ts';
@@ -94,6 +95,8 @@ export class MimePartRewriter implements ScanHandler {
   /** Bases of the multiparts and messages that enclose what is being read (leaves are not kept). */
   private readonly bases = new Map<Entity, BaseDecision>();
   private held: HeldPart | null = null;
+  /** A message/delivery-status body being read for its header blocks (Python reads them as such). */
+  private status: { entity: Entity; chunks: Buffer[]; size: number } | null = null;
   private queue: Pending[] = [];
 
   constructor(options: MimeRewriteOptions) {
@@ -115,6 +118,7 @@ export class MimePartRewriter implements ScanHandler {
     const header = o.absolutizeContentLocation === true && base.source === 'content-location' ? this.absoluteContentLocation(entity, base) : entity.header.bytes;
     this.queue.push(header);
 
+    if (entity.type.contentType === 'message/delivery-status') this.status = { entity, chunks: [], size: 0 };
     const kind = entity.kind === 'leaf' ? KINDS[entity.type.contentType] : undefined;
     if (kind === undefined) {
       for (const ignored of base.ignored) {
@@ -131,6 +135,11 @@ export class MimePartRewriter implements ScanHandler {
   }
 
   bytes(data: Buffer, leaf: Entity | null): void {
+    const status = this.status;
+    if (status !== null && leaf === status.entity && status.size < this.limits.maxMimeHeaderBytes) {
+      status.chunks.push(data);
+      status.size += data.length;
+    }
     const held = this.held;
     if (held === null || leaf !== held.entity) {
       this.queue.push(data);
@@ -149,9 +158,35 @@ export class MimePartRewriter implements ScanHandler {
 
   end(entity: Entity): void {
     this.bases.delete(entity);
+    if (this.status !== null && this.status.entity === entity) {
+      this.checkStatusBlocks(entity, Buffer.concat(this.status.chunks));
+      this.status = null;
+    }
     if (this.held === null || this.held.entity !== entity) return;
     this.queue.push(this.held);
     this.held = null;
+  }
+
+  /**
+   * message/delivery-status (RFC 3464) is header blocks separated by empty lines; Python parses each, and records
+   * MissingHeaderBodySeparatorDefect for a block with a line that is not a header field. Warned the same way
+   * (the part passes through: it holds no HTML).
+   */
+  private checkStatusBlocks(entity: Entity, body: Buffer): void {
+    let inHeaders = true;
+    let block = 1;
+    for (let i = 0; i < body.length; ) {
+      const end = lineEnd(body, i);
+      const blank = body[i] === 0x0a || body[i] === 0x0d;
+      if (blank) {
+        if (!inHeaders || i > 0) block++;
+        inHeaders = true;
+      } else if (inHeaders && !isHeaderLine(body, i, end)) {
+        inHeaders = false;
+        this.warn({ code: 'mime-missing-header-separator', message: `part ${entity.path}: status block ${block} has a line that is not a header field` }, entity.path);
+      }
+      i = end;
+    }
   }
 
   warning(code: ScanWarningCode, message: string, path: string): void {
@@ -201,17 +236,22 @@ export class MimePartRewriter implements ScanHandler {
       this.warn({ code: 'mime-depth-limit', message: `part ${path} is nested deeper than ${this.limits.maxMimeDepth}: passed through unchanged` }, path);
       return null;
     }
-    const decoded = decodeBody(original, held.encoding);
-    if (decoded === null) {
+    const body = decodeBody(original, held.encoding);
+    if (body === null) {
       this.warn({ code: 'mime-undecodable-body', message: `part ${path}: the ${held.encoding} body cannot be decoded: passed through unchanged` }, path);
       return null;
     }
+    if (body.padded) this.warn({ code: 'mime-base64-padding', message: `part ${path}: the base64 body's last quantum is short of padding: decoded as if padded` }, path);
+    const decoded = body.decoded;
     const o = this.options;
     const onReference = o.onReference === undefined ? undefined : (r: ReferenceRecord): void => o.onReference!(r, path);
     const onWarning = (w: HtmlWarning): void => this.warn(w, path);
     let rewritten: Buffer;
     let count: number;
     const charset = held.entity.type.charset;
+    if (charset !== undefined && resolveLabel(charset) === null) {
+      this.warn({ code: 'mime-unknown-charset', message: `part ${path}: unknown charset ${JSON.stringify(charset)}: the encoding is sniffed from the content` }, path);
+    }
     // The top-level entity has no enclosing one: its layers beneath are the retrieval URL and the fallback.
     const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
     if (held.kind === 'html') {

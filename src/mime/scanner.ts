@@ -55,6 +55,9 @@ export type ScanWarningCode =
   | 'mime-missing-close-delimiter'
   | 'mime-missing-start-delimiter'
   | 'mime-no-boundary'
+  | 'mime-header-continuation'
+  | 'mime-invalid-content-type'
+  | 'mime-encoded-message'
   | 'mime-depth-limit'
   | 'mime-structure-error';
 
@@ -181,6 +184,10 @@ export class MimeScanner {
             ls = hit.end;
             continue;
           }
+          if (frame.lines.length > 0) {
+            const path = this.pathFor(frame);
+            this.handler.warning('mime-missing-header-separator', `part ${path}: its header block runs into a delimiter line (no empty line): the part is headers only`, path);
+          }
           return this.endHeader(frame, data, ls, hit);
         }
       }
@@ -194,6 +201,10 @@ export class MimeScanner {
         const path = this.pathFor(frame);
         this.handler.warning('mime-missing-header-separator', `part ${path}: a line that is not a header field ends the header block without an empty line; it starts the body`, path);
         return this.endHeader(frame, data, ls, null);
+      }
+      if (frame.lines.length === 0 && (data[ls] === 0x20 || data[ls] === 0x09)) {
+        const path = this.pathFor(frame);
+        this.handler.warning('mime-header-continuation', `part ${path}: its first header line is a continuation line (it is ignored as a field)`, path);
       }
       frame.lines.push(data.subarray(ls, le));
       frame.size += le - ls;
@@ -233,6 +244,12 @@ export class MimeScanner {
     if (kind !== 'leaf' && depth >= this.limits.maxMimeDepth) {
       this.handler.warning('mime-depth-limit', `part ${path} (${type.contentType}) is nested ${depth} deep, the limit (maxMimeDepth): its parts pass through unchanged`, path);
       kind = 'leaf';
+    }
+    if (type.invalidContentType) {
+      this.handler.warning('mime-invalid-content-type', `part ${path}: its Content-Type is not one type/subtype: read as text/plain (RFC 2045 §5.2)`, path);
+    }
+    if (kind === 'message' && type.transferEncoding !== undefined && !['7bit', '8bit', 'binary'].includes(type.transferEncoding)) {
+      this.handler.warning('mime-encoded-message', `part ${path} is ${type.contentType} with Content-Transfer-Encoding ${type.transferEncoding} (RFC 2046 §5.2.1 forbids it): its text is read as the message, as Python reads it`, path);
     }
     if (major === 'multipart' && type.boundary === null) {
       this.handler.warning('mime-no-boundary', `part ${path} is ${type.contentType} without a boundary parameter: its body is read as one part, passed through`, path);
@@ -346,19 +363,20 @@ export class MimeScanner {
   }
 
   /**
-   * Whether the line at `c` is a delimiter line of an enclosing multipart (innermost first). NEED_MORE_HIT when
-   * the data ends before that can be told.
+   * Whether the line at `c` is a delimiter line of an enclosing multipart. NEED_MORE_HIT when the data ends
+   * before that can be told. Outermost first: a line that is the delimiter of two (a nested multipart that reuses
+   * its parent's boundary) ends the inner one, as Python's eof stack does.
    */
   private delimiterAt(data: Buffer, c: number, isEnd: boolean): Hit | null | typeof NEED_MORE_HIT {
-    let incomplete = false;
-    for (let k = this.stack.length - 1; k >= 0; k--) {
+    for (let k = 0; k < this.stack.length; k++) {
       const f = this.stack[k]!;
       if (f.kind !== 'multipart' || f.phase === 'epilogue') continue;
       const m = f.marker;
       const avail = Math.min(m.length, data.length - c);
       if (data.compare(m, 0, avail, c, c + avail) !== 0) continue;
+      // An outer delimiter that cannot be told yet decides before any inner one.
       if (avail < m.length) {
-        if (!isEnd) incomplete = true;
+        if (!isEnd) return NEED_MORE_HIT;
         continue;
       }
       let j = c + m.length;
@@ -366,26 +384,19 @@ export class MimeScanner {
       if (data[j] === 0x2d && data[j + 1] === 0x2d) {
         close = true;
         j += 2;
-      } else if (data[j] === 0x2d && j + 1 >= data.length && !isEnd) {
-        incomplete = true;
-        continue;
-      }
+      } else if (data[j] === 0x2d && j + 1 >= data.length && !isEnd) return NEED_MORE_HIT;
       while (j < data.length && (data[j] === 0x20 || data[j] === 0x09)) j++;
       if (j >= data.length) {
         if (isEnd) return { at: c, end: j, owner: k, close };
-        incomplete = true;
-        continue;
+        return NEED_MORE_HIT;
       }
       if (data[j] === 0x0a) return { at: c, end: j + 1, owner: k, close };
       if (data[j] === 0x0d) {
-        if (j + 1 >= data.length && !isEnd) {
-          incomplete = true;
-          continue;
-        }
+        if (j + 1 >= data.length && !isEnd) return NEED_MORE_HIT;
         return { at: c, end: data[j + 1] === 0x0a ? j + 2 : j + 1, owner: k, close };
       }
     }
-    return incomplete ? NEED_MORE_HIT : null;
+    return null;
   }
 
   /**

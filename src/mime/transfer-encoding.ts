@@ -16,7 +16,7 @@ export function transferEncodingOf(value: string | false | undefined): TransferE
 
 /** How the encoded body was laid out: its line ending and, for base64, its line length. */
 interface LineStyle {
-  readonly eol: '\r\n' | '\n';
+  readonly eol: '\r\n' | '\n' | '\r';
   readonly lineLength: number;
   /** Whether the encoded text ends with a line ending. */
   readonly finalEol: boolean;
@@ -24,26 +24,37 @@ interface LineStyle {
 
 function lineStyle(encoded: Buffer): LineStyle {
   const lf = encoded.indexOf(0x0a);
-  const eol = lf > 0 && encoded[lf - 1] === 0x0d ? '\r\n' : '\n';
-  const lineLength = lf === -1 ? encoded.length : lf - (eol === '\r\n' ? 1 : 0);
-  return { eol, lineLength: lineLength > 0 ? lineLength : 76, finalEol: encoded.length > 0 && encoded[encoded.length - 1] === 0x0a };
+  const cr = encoded.indexOf(0x0d);
+  let eol: LineStyle['eol'] = '\n';
+  let first = lf;
+  if (cr !== -1 && (lf === -1 || cr < lf)) {
+    eol = encoded[cr + 1] === 0x0a ? '\r\n' : '\r';
+    first = cr;
+  }
+  const lineLength = first === -1 ? encoded.length : first;
+  const last = encoded[encoded.length - 1];
+  return { eol, lineLength: lineLength > 0 ? lineLength : 76, finalEol: last === 0x0a || last === 0x0d };
 }
 
 /**
- * Decodes a body. Returns null when the encoded bytes are not valid in that encoding (base64 with characters
- * outside its alphabet), so that the part passes through unchanged.
+ * Decodes a body. Returns null when the encoded bytes are not valid in that encoding, so that the part passes
+ * through unchanged: base64 with characters outside its alphabet, or with 4k+1 characters (no padding can make
+ * that whole; Python's email then gives up too). A final quantum short of padding is decoded as if padded
+ * (Python does the same) and reported in `padded`.
  */
-export function decodeBody(encoded: Buffer, encoding: TransferEncoding): Buffer | null {
+export function decodeBody(encoded: Buffer, encoding: TransferEncoding): { readonly decoded: Buffer; readonly padded: boolean } | null {
   switch (encoding) {
     case 'base64': {
       const text = encoded.toString('latin1');
       if (/[^A-Za-z0-9+/=\s]/.test(text)) return null;
-      return Buffer.from(libbase64.decode(text));
+      const length = text.replace(/\s+/g, '').length;
+      if (length % 4 === 1) return null;
+      return { decoded: Buffer.from(libbase64.decode(text)), padded: length % 4 !== 0 };
     }
     case 'quoted-printable':
-      return Buffer.from(libqp.decode(encoded.toString('latin1')));
+      return { decoded: Buffer.from(libqp.decode(encoded.toString('latin1'))), padded: false };
     default:
-      return encoded;
+      return { decoded: encoded, padded: false };
   }
 }
 
@@ -65,6 +76,7 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
       : libqp.wrap(libqp.encode(decoded), 76);
   // libbase64/libqp wrap with CRLF; the original's line ending is kept.
   text = keepFinalLineEnding(text.replace(/\r?\n/g, style.eol), encoding, style);
+  if (encoding === 'quoted-printable' && style.eol === '\r') text = text.replaceAll('=\r', '');
   return Buffer.from(text, 'latin1');
 }
 
@@ -75,12 +87,16 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
 function quotedPrintableHardLines(text: string): string[] {
   const lines: string[] = [];
   let start = 0;
-  for (let lf = text.indexOf('\n'); lf !== -1; lf = text.indexOf('\n', lf + 1)) {
-    let end = lf > 0 && text.charCodeAt(lf - 1) === 0x0d ? lf - 1 : lf;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x0a && c !== 0x0d) continue;
+    const eolStart = i;
+    if (c === 0x0d && text.charCodeAt(i + 1) === 0x0a) i++;
+    let end = eolStart;
     while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
     if (end > start && text.charCodeAt(end - 1) === 0x3d) continue; // "=": a soft line break
-    lines.push(text.slice(start, lf + 1));
-    start = lf + 1;
+    lines.push(text.slice(start, i + 1));
+    start = i + 1;
   }
   if (start < text.length) lines.push(text.slice(start));
   return lines;
@@ -104,7 +120,7 @@ function encodeQuotedPrintableLike(decoded: Buffer, original: string, style: Lin
       at += before.length;
       continue;
     }
-    const lf = decoded.indexOf(0x0a, at);
+    const lf = decoded.indexOf(style.eol === '\r' ? 0x0d : 0x0a, at);
     const end = lf === -1 ? decoded.length : lf + 1;
     out.push(encodeQuotedPrintableLine(decoded.subarray(at, end), style));
     at = end;
@@ -121,12 +137,14 @@ function encodeQuotedPrintableLike(decoded: Buffer, original: string, style: Lin
  * without the line ending that belongs to the boundary delimiter, RFC 2046 §5.1.1, so none is added there.)
  */
 function keepFinalLineEnding(text: string, encoding: 'base64' | 'quoted-printable', style: LineStyle): string {
-  if (!style.finalEol || text.endsWith('\n')) return text;
+  if (!style.finalEol || text.endsWith('\n') || text.endsWith('\r')) return text;
   return encoding === 'quoted-printable' ? `${text}=${style.eol}` : text + style.eol;
 }
 
 /** One hard line (with its line ending, if any), encoded and wrapped at 76 with the original's soft breaks. */
 function encodeQuotedPrintableLine(line: Buffer, style: LineStyle): string {
   // libqp.wrap breaks with "=\r\n"; a literal "=" is always encoded ("=3D"), so each "=\r\n" is a soft break.
+  // With bare CR line endings no soft line break is written (Python's quopri does not read "=" CR as one).
+  if (style.eol === '\r') return libqp.encode(line).replace(/\r?\n/g, '\r');
   return libqp.wrap(libqp.encode(line), 76).replaceAll('=\r\n', `=${style.eol}`);
 }
