@@ -11,7 +11,9 @@ import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { buildConnector } from 'undici';
+import type { Socket } from 'node:net';
 import { AbsError } from '../errors.ts';
+import { skipInterimContinue } from './interim-responses.ts';
 
 // IANA IPv4 Special-Purpose Address Registry (RFC 6890 and successors): addresses that are not the public
 // internet ("Globally Reachable: False"), plus multicast and the reserved 240/4.
@@ -137,16 +139,20 @@ export interface ConnectorOptions {
   readonly refusePrivateAddresses: boolean;
 }
 
-/** undici's connector, with the connect timeout and, when asked, the private-address guard. */
+/**
+ * undici's connector, with the connect timeout, `100 Continue` responses skipped (interim-responses.ts) and,
+ * when asked, the private-address guard.
+ */
 export function createConnector(options: ConnectorOptions): buildConnector.connector {
-  if (!options.refusePrivateAddresses) return buildConnector({ timeout: options.connectTimeoutMs });
-  const connect = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup } as buildConnector.BuildOptions);
+  const connect = options.refusePrivateAddresses
+    ? buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup } as buildConnector.BuildOptions)
+    : buildConnector({ timeout: options.connectTimeoutMs });
   return (opts, callback) => {
     // IP literals are connected to without a lookup: check them here.
-    if (isIP(opts.hostname.replace(/^\[|\]$/g, '')) !== 0 && isPrivateAddress(opts.hostname)) {
+    if (options.refusePrivateAddresses && isIP(opts.hostname.replace(/^\[|\]$/g, '')) !== 0 && isPrivateAddress(opts.hostname)) {
       callback(new AddressRefusedError(opts.hostname, opts.hostname), null);
       return;
     }
-    connect(opts, callback);
+    connect(opts, (err, socket) => (err === null ? callback(null, skipInterimContinue(socket as Socket)) : callback(err, null)));
   };
 }
