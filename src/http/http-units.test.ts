@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseContentEncoding } from './content-decoding.ts';
 import { parseContentType, rewriteKindFor } from './content-type.ts';
-import { basicAuthorization, redactUrl } from './credentials.ts';
 import { outputFileName } from './output-name.ts';
 import { decodeLocation, nextRedirectUrl } from './redirect.ts';
 import { runScheduled } from './schedule.ts';
@@ -35,17 +34,6 @@ describe('content codings and types', () => {
     expect(parseContentType('Text/HTML; Charset="Shift_JIS"')).toEqual({ raw: 'Text/HTML; Charset="Shift_JIS"', essence: 'text/html', charset: 'Shift_JIS', boundary: undefined });
     expect(parseContentType('nonsense').essence).toBeNull();
     expect(['text/html', 'application/xhtml+xml', 'text/css', 'message/rfc822', 'multipart/related', 'image/png', null].map(rewriteKindFor)).toEqual(['html', 'xhtml', 'css', 'mime', 'mime', 'none', 'none']);
-  });
-});
-
-describe('credentials', () => {
-  it('are removed from every printed URL', () => {
-    expect(redactUrl('https://u:p@example.com/x')).toBe('https://example.com/x');
-    expect(redactUrl('https://u@example.com/x')).toBe('https://example.com/x');
-    expect(redactUrl('//u:p@example.com/x')).toBe('//example.com/x');
-    expect(redactUrl('/relative')).toBe('/relative');
-    expect(basicAuthorization(new URL('http://a%20b:p%40ss@x/'))).toBe(`Basic ${Buffer.from('a b:p@ss').toString('base64')}`);
-    expect(basicAuthorization(new URL('http://x/'))).toBeNull();
   });
 });
 
