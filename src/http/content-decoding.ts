@@ -8,6 +8,7 @@ import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { AbsError, LimitExceededError } from '../errors.ts';
+import { escapeControls } from './printable.ts';
 
 /** The codings we ask for and decode. */
 export const ACCEPT_ENCODING = 'gzip, deflate, br';
@@ -23,11 +24,11 @@ export function parseContentEncoding(value: string | undefined): string[] {
   if (value === undefined) return [];
   const codings = value.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
   if (codings.length > MAX_CONTENT_CODINGS) {
-    throw new AbsError(`Content-Encoding ${JSON.stringify(value)}: more than ${MAX_CONTENT_CODINGS} codings`, 'ABS_ERR_HTTP_CONTENT_ENCODING');
+    throw new AbsError(`Content-Encoding ${escapeControls(JSON.stringify(value))}: more than ${MAX_CONTENT_CODINGS} codings`, 'ABS_ERR_HTTP_CONTENT_ENCODING');
   }
   for (const c of codings) {
     if (!['gzip', 'x-gzip', 'deflate', 'br'].includes(c)) {
-      throw new AbsError(`Content-Encoding ${JSON.stringify(c)} is not supported (only gzip, deflate, br)`, 'ABS_ERR_HTTP_CONTENT_ENCODING');
+      throw new AbsError(`Content-Encoding ${escapeControls(JSON.stringify(c))} is not supported (only gzip, deflate, br)`, 'ABS_ERR_HTTP_CONTENT_ENCODING');
     }
   }
   return codings;

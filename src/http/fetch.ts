@@ -18,7 +18,7 @@ import { parseContentType } from './content-type.ts';
 import type { ContentTypeInfo } from './content-type.ts';
 import { basicAuthorization, redactUrl, redactUserinfo, withoutCredentials } from './credentials.ts';
 import { escapeControls } from './printable.ts';
-import { isFetchableScheme, isRedirectStatus, nextRedirectUrl, requestKey } from './redirect.ts';
+import { decodeLocation, isFetchableScheme, isRedirectStatus, nextRedirectUrl, requestKey } from './redirect.ts';
 
 export interface FetchAgentOptions {
   /** Limits; only `connectTimeoutMs` and `maxConnectionsPerOrigin` concern the agent. @default DEFAULT_HTTP_LIMITS */
@@ -120,7 +120,7 @@ export async function fetchDocument(url: string, options: FetchOptions = {}): Pr
           throw new FetchError(`${requestedUrl}: more than ${limits.maxRedirects} redirects (limit maxRedirects)`, 'ABS_ERR_LIMIT', { url: redactUrl(current), chain });
         }
         // The hop is recorded first, so that a refused redirect is reported with the hop that asked for it.
-        chain.push({ url: redactUrl(current), status: response.statusCode, location: redactUserinfo(location) });
+        chain.push({ url: redactUrl(current), status: response.statusCode, location: redactUserinfo(decodeLocation(location)) });
         current = nextRedirectUrl(current, location, chain, requested);
         continue;
       }
