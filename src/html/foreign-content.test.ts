@@ -197,22 +197,31 @@ function variants(data: string, full: boolean): string[] {
 }
 
 describe('foreign content and raw text, as the tree builder ends them', () => {
-  // Each fails with the driver that kept a namespace stack of its own (before issue 11).
+  // Each but the last five fails with the driver that kept a namespace stack of its own (before issue 11).
   it.each([
-    ['an <svg> closed by </a>', `<a href="/"><svg><path d="M0"/></a><script>var t='<a href="next.html">';</script><form action="post.php">`],
+    ['an <svg> closed by </a> (issue 11)', `<a href="/"><svg><path d="M0"/></a><script>var t='<a href="next.html">';</script><form action="post.php">`],
     ['an HTML <style> after foreign content closed by </p>', `<p><svg><g></p><style>a{background:url("b.png?x=1&y=2")}</style><iframe src="f.html"></iframe>`],
-    ['a breakout start tag inside nested <svg>', `<svg><svg><b>x</b></svg><textarea><a href="t"></textarea><video poster="p.jpg">`],
+    ['an <svg> closed by </div> (tests10)', `<div><svg></div>a<form action="f">`],
+    ['mglyph in a MathML text integration point (tests10)', `<math><mi><mglyph><title><img src="tt"></title><a href="y">`],
+    ['</p> and </br> in foreign content (tests26)', `<svg></p><form action="f"><math></br><video poster="p.jpg"></video>`],
+    ['an end tag that matches nothing in an HTML integration point (webkit01)', `<table><tr><td><svg><desc><td></desc><xmp><a href="x"></xmp><circle>`],
+    ['a breakout start tag inside nested <svg> (foreign-fragment)', `<svg><svg><p><form action="f">`],
+    ['an HTML element closes nested <svg> (foreign-fragment)', `<svg><svg><div></div><textarea><a href="t"></textarea>`],
+    ['a breakout start tag in <svg> in annotation-xml (tests9)', `<!DOCTYPE html><math><annotation-xml><svg><u><style>@import "s.css?a=1&b=2";</style>`],
+    ['a table end tag closes <math> in a caption (tests9)', `<table><caption><math><mi>foo</mi>baz</table><form action="f">`],
+    ['a table closes foreign content', `<table><tr><td><svg><g></td><td><script>x='<a href="r">'</script><a href="y"></table>`],
+    ['<style> ignored in <select> is text (webkit01)', `<kbd><table></kbd><col><select><style>@import "s.css?a=1&b=2";</style><tr>`],
     ['a breakout start tag inside <math> in <svg>', `<svg><foreignObject><math><mi><div>d</div></math></foreignObject></svg><title><a href=t></title><form action=f>`],
-    ['an ignored integration-point end tag (tests10)', `<svg><desc></desc></foreignObject><xmp><a href=x></xmp><a href=y>`],
-    ['</desc> in HTML inside <desc> (tests26)', `<svg><desc><p></desc></svg><script>x='<a href="r">'</script><img src="i.png">`],
     ['<font color> breaks out (webkit01)', `<svg><font color=red></svg><style>@import "s.css";</style>`],
     ['annotation-xml encoding text/html', `<math><annotation-xml encoding="text/html"><style>@import "s.css";</style><a href="x"></annotation-xml></math><a href="y">`],
     ['annotation-xml without encoding keeps MathML (foreign-fragment)', `<math><annotation-xml><style>a{}</style><a href="x"></a></annotation-xml></math><a href="y">`],
-    ['mglyph in a text integration point (foreign-fragment)', `<math><mi><mglyph><style>@import "s.css";</style></mglyph></mi></math><a href="y">`],
     ['CDATA only in foreign content', `<svg><![CDATA[<a href="x">]]></svg><![CDATA[<a href="y">]]><a href="z">`],
-    ['a table closes foreign content', `<table><tr><td><svg><g></td><td><script>x='<a href="r">'</script><a href="y"></table>`],
   ])('%s', (_name, doc) => {
     expect(check(doc)).toEqual([]);
+  });
+
+  it('a <base> the tree builder ignores (in <select>) is not the document base', () => {
+    expect(rewrite(`<select><base href="https://other.example/"></select><a href="y">`)).toBe(`<select><base href="https://other.example/"></select><a href="https://example.com/dir/y">`);
   });
 
   it('the example of issue 11 comes out with its script unchanged and later URLs absolute', () => {
