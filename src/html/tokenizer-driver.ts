@@ -357,6 +357,12 @@ class StackBuilder extends Parser<StackOnlyMap> {
     return super._createElement(tagName, namespaceURI, attrs, intendedParent);
   }
 
+  // Text and where a node goes in the tree change nothing on the stack: with no tree, these do nothing (parse5's
+  // versions also allocate a location per element and look up foster parents per text run).
+  override _insertCharacters(): void {}
+
+  override _attachElementToTree(): void {}
+
   override onStartTag(token: Token.TagToken): void {
     this.tokenNamespace = null;
     super.onStartTag(token);
