@@ -20,6 +20,7 @@ import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
 import type { Resolver } from '../uri/types.ts';
 import { IDENTITY_CODEC, decodeAttributeValue, escapeAttributeText, locateAttributeValue } from './attribute-value.ts';
+import { holdsUndecodable } from '../encoding/raw-text.ts';
 import type { DecodedValue, RawCodec } from './attribute-value.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler, Namespace } from './tokenizer-driver.ts';
@@ -438,6 +439,7 @@ export class HtmlRewriteCore implements DriverHandler {
       const encoding = spec.syntax === 'style' || spec.syntax === 'css-presentation' ? 'utf-8' : undefined;
       const sameDocument = ns === 'svg' && spec.syntax === 'url' && SVG_RESOURCE_REFERENCE_ELEMENTS.has(tag) ? this.options.retrieval?.url : undefined;
       for (const piece of pieces) {
+        if (this.leftUndecodable(decoded, piece, at)) continue;
         const resolved = this.policy!.apply(piece.value, at, { base, fragments, encoding, sameDocument });
         if (resolved === null) continue;
         const text = piece.serialize(resolved);
@@ -449,6 +451,17 @@ export class HtmlRewriteCore implements DriverHandler {
         });
       }
     }
+  }
+
+  /**
+   * Undecodable bytes cost only the URL that holds them: it is left as written (re-encoding its U+FFFD would
+   * change those bytes); every other URL of the value is rewritten.
+   */
+  private leftUndecodable(decoded: DecodedValue, piece: { start: number; end: number }, at: ReferenceSite): boolean {
+    if (decoded.undecodable.length === 0 || !holdsUndecodable(decoded, piece.start, piece.end)) return false;
+    const where = at.attribute === null ? `<${at.element}> text` : `${at.element} ${at.attribute}`;
+    this.warn({ code: 'undecodable-value', message: `${where}: a URL with bytes not valid in the document encoding; left as it is`, line: at.line, column: at.column });
+    return true;
   }
 
   /** Finds the key parse5 used for an attribute's location (its name as written, lowercased). */
@@ -485,6 +498,7 @@ export class HtmlRewriteCore implements DriverHandler {
       return;
     }
     for (const piece of pieces) {
+      if (this.leftUndecodable(decoded, piece, at)) continue;
       const text = this.policy!.apply(piece.value, at);
       if (text === null) continue;
       const serialized = piece.serialize(text);
@@ -529,6 +543,7 @@ export class HtmlRewriteCore implements DriverHandler {
     this.nestedStats.unchanged += nested.stats.unchanged;
     this.nestedStats.unresolvable += nested.stats.unresolvable;
     for (const edit of nested.recordedEdits ?? []) {
+      if (this.leftUndecodable(decoded, edit, at)) continue;
       this.addEdit({
         start: valueStart + decoded.toRaw(edit.start),
         end: valueStart + decoded.toRaw(edit.end),
