@@ -106,7 +106,8 @@ export type WarningCode =
   | 'mime-undecodable-body'
   | 'mime-unknown-transfer-encoding'
   | 'mime-depth-limit'
-  | 'mime-structure-error';
+  | 'mime-structure-error'
+  | 'open-elements-limit';
 
 export interface Warning {
   readonly code: WarningCode;
