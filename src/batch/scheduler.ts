@@ -12,8 +12,8 @@
 export interface SchedulerOptions<T> {
   /** Items running at once. */
   readonly concurrency: number;
-  /** Items of one key running at once (Infinity: no per-key limit). */
-  readonly perKey: number;
+  /** Items of one key running at once (Infinity: no per-key limit), or the limit of each key. */
+  readonly perKey: number | ((key: string) => number);
   /** The key of an item (a URL's host with port); items of one key share `perKey`. */
   readonly keyOf: (item: T) => string;
   /** Items read ahead of the running ones, at most (BATCH_LIMITS.window). */
@@ -27,6 +27,7 @@ interface Waiting<T> {
 
 /** A key's state: its running count and its waiting items, oldest first (a queue with a moving head). */
 interface KeyState<T> {
+  readonly limit: number;
   running: number;
   queue: Array<Waiting<T>>;
   head: number;
@@ -86,7 +87,9 @@ class ReadyHeap<T> {
  * and rejects the whole (tasks report their own failures; a rejection is a bug or an interruption).
  */
 export async function runStreaming<T>(items: AsyncIterable<T> | Iterable<T>, options: SchedulerOptions<T>, task: (item: T, index: number) => Promise<void>): Promise<void> {
-  if (!(options.concurrency >= 1) || !(options.perKey >= 1) || !(options.window >= 1)) throw new RangeError('concurrency, perKey and window must be at least 1');
+  if (!(options.concurrency >= 1) || !(options.window >= 1) || (typeof options.perKey === 'number' && !(options.perKey >= 1))) throw new RangeError('concurrency, perKey and window must be at least 1');
+  const perKey = options.perKey;
+  const limitOf = typeof perKey === 'number' ? (): number => perKey : (key: string): number => Math.max(1, perKey(key));
   const iterator = Symbol.asyncIterator in items ? (items as AsyncIterable<T>)[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]();
   const keys = new Map<string, KeyState<T>>();
   const ready = new ReadyHeap<T>();
@@ -113,7 +116,7 @@ export async function runStreaming<T>(items: AsyncIterable<T> | Iterable<T>, opt
         }
         k.running++;
         running++;
-        if (k.head < k.queue.length && k.running < options.perKey) ready.push(k);
+        if (k.head < k.queue.length && k.running < k.limit) ready.push(k);
         const key = options.keyOf(next.item);
         let promise: Promise<void>;
         try {
@@ -141,7 +144,14 @@ export async function runStreaming<T>(items: AsyncIterable<T> | Iterable<T>, opt
       read();
       settleIfDone();
     };
+    let closed = false;
+    const closeSource = (): void => {
+      if (closed || exhausted) return;
+      closed = true;
+      void Promise.resolve(iterator.return?.()).catch(() => {});
+    };
     const read = (): void => {
+      if (failure !== null && !reading) closeSource();
       if (reading || exhausted || failure !== null) return;
       reading = true;
       void (async () => {
@@ -156,11 +166,11 @@ export async function runStreaming<T>(items: AsyncIterable<T> | Iterable<T>, opt
             const key = options.keyOf(r.value);
             let k = keys.get(key);
             if (k === undefined) {
-              k = { running: 0, queue: [], head: 0, inHeap: false };
+              k = { limit: limitOf(key), running: 0, queue: [], head: 0, inHeap: false };
               keys.set(key, k);
             }
             k.queue.push({ item: r.value, index: index++ });
-            if (!k.inHeap && k.running < options.perKey) ready.push(k);
+            if (!k.inHeap && k.running < k.limit) ready.push(k);
             start();
           }
         } catch (err) {
@@ -168,7 +178,7 @@ export async function runStreaming<T>(items: AsyncIterable<T> | Iterable<T>, opt
         } finally {
           reading = false;
         }
-        if (failure !== null) await iterator.return?.();
+        if (failure !== null) closeSource();
         settleIfDone();
       })();
     };
