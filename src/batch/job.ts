@@ -21,8 +21,11 @@ import type { FsPath } from './paths.ts';
 import { SNIFF_BYTES, createDocumentRewriter, typeOfBytes, typeOfName } from './rewriters.ts';
 import type { DocumentType, RewriteSettings } from './rewriters.ts';
 
-/** How a job's input is typed: a stated type, `copy` (bytes as they are), or `sniff` (name, then first bytes, else html). */
-export type JobType = DocumentType | 'copy' | 'sniff';
+/**
+ * How a job's input is typed: a stated type, `copy` (bytes as they are), `sniff` (name, then first bytes, else
+ * html), or `url` (the input is a URL, retrieved and rewritten by the HTTP path: fetch-command.ts).
+ */
+export type JobType = DocumentType | 'copy' | 'sniff' | 'url';
 
 export interface FileJob {
   readonly id: number;
@@ -109,6 +112,7 @@ export async function runFileJob(job: FileJob): Promise<JobResult> {
       return fail(failureKindOfErrno(e.code, 'input'), 'ABS_ERR_INPUT', `${job.name}: ${e.message}`);
     }
     let type: DocumentType | 'copy';
+    if (job.type === 'url') throw new Error('a URL job is not a file job');
     if (job.type !== 'sniff') type = job.type;
     else {
       const head = Buffer.alloc(SNIFF_BYTES);

@@ -29,6 +29,17 @@ export interface RunJobsOptions {
   readonly onResult?: ((job: FileJob, result: JobResult) => void | Promise<void>) | undefined;
   /** Runs a job instead of the pool (a job that is not a file, such as a URL), or undefined for the pool. */
   readonly runner?: ((job: FileJob) => Promise<JobResult> | undefined) | undefined;
+  /** Before a job runs (its output's directory made, say): a failure instead of running it, or null. */
+  readonly prepare?: ((job: FileJob) => Promise<Pick<JobResult, 'kind' | 'code' | 'message'> | null>) | undefined;
+  /** Jobs at once (default: the pool's size), and per key (default: no limit per key). */
+  readonly concurrency?: number | undefined;
+  readonly keyOf?: ((job: FileJob) => string) | undefined;
+  readonly perKey?: number | ((key: string) => number) | undefined;
+}
+
+/** The status record of a job that failed before it ran. */
+function failedBeforeRun(job: FileJob, f: Pick<JobResult, 'kind' | 'code' | 'message'>): JobResult {
+  return { id: job.id, status: 'failed', ...f, records: 0, rewritten: 0, bytesIn: 0, bytesOut: 0, ms: 0, warnings: 0, copied: false };
 }
 
 export async function runJobs(jobs: AsyncIterable<FileJob>, o: RunJobsOptions): Promise<Summary> {
@@ -55,12 +66,20 @@ export async function runJobs(jobs: AsyncIterable<FileJob>, o: RunJobsOptions): 
       yield job;
     }
   })();
-  await runStreaming(counted, { concurrency: o.pool.size, perKey: Infinity, keyOf: () => '', window: BATCH_LIMITS.window }, async (job) => {
+  const keyOf = o.keyOf ?? ((): string => '');
+  await runStreaming(counted, { concurrency: o.concurrency ?? o.pool.size, perKey: o.perKey ?? Infinity, keyOf, window: BATCH_LIMITS.window }, async (job) => {
     const temps = [job.outputTemp, ...(job.links?.temp != null ? [job.links.temp] : [])];
     for (const t of temps) liveTemporaryFiles.add(t);
     let result: JobResult;
     try {
-      result = await (o.runner?.(job) ?? o.pool.run(job));
+      let failure: Pick<JobResult, 'kind' | 'code' | 'message'> | null = null;
+      try {
+        failure = (await o.prepare?.(job)) ?? null;
+      } catch (err) {
+        failure = { kind: 'output', code: 'ABS_ERR_OUTPUT', message: (err as Error).message };
+      }
+      if (failure !== null) o.progress.line(`absolutize: error [${failure.code}] ${failure.message}`);
+      result = failure !== null ? failedBeforeRun(job, failure) : await (o.runner?.(job) ?? o.pool.run(job));
     } finally {
       for (const t of temps) liveTemporaryFiles.delete(t);
     }

@@ -20,7 +20,9 @@ import { createFetchAgent, fetchDocument, httpStatusError } from '../http/fetch.
 import type { FetchedDocument } from '../http/fetch.ts';
 import { outputFileName } from '../http/output-name.ts';
 import { createResponseRewriter } from '../http/response-rewriter.ts';
-import type { FailureKind, JobResult } from '../batch/job.ts';
+import type { FailureKind, FileJob, JobResult } from '../batch/job.ts';
+import type { RewriteSettings } from '../batch/rewriters.ts';
+import { getResolver } from '../uri/index.ts';
 import { inputLines, readLines } from '../batch/lines.ts';
 import { runStreaming } from '../batch/scheduler.ts';
 import { addToSummary, emptySummary, summaryLine } from '../batch/summary.ts';
@@ -424,4 +426,31 @@ async function isDirectory(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * The runner of URL jobs in a batch (src/batch): each URL retrieved with the default HTTP limits and written to
+ * the job's output (atomically, under the job's temporary name), its links to the job's links file. An output
+ * that exists is skipped before anything is retrieved.
+ */
+export function createUrlJobRunner(io: CliIo, progress: Progress, settings: RewriteSettings, charset: string | undefined, withLinks: boolean): ((job: FileJob) => Promise<JobResult>) & { close(): Promise<void> } {
+  const limits = DEFAULT_HTTP_LIMITS;
+  const agent = createFetchAgent({ httpLimits: limits });
+  const values: FetchCommandValues = { base: settings.base ?? undefined, explain: settings.explain, 'exact-base': settings.exactBase, fragments: settings.fragments, 'lazy-load': settings.lazyLoad };
+  const stderrIo: CliIo = { ...io, stderr: { write: (s: string) => (progress.line(s), true) } as unknown as NodeJS.WritableStream };
+  const context: FetchContext = { io, stderrIo, progress, values, resolver: getResolver(settings.resolver), charset, type: undefined, limits, agent, directory: null, file: null, reportOnly: false, batch: true, links: null };
+  const run = async (job: FileJob): Promise<JobResult> => {
+    const output = job.output as string;
+    if (job.skipExisting && (await stat(output).catch(() => null)) !== null) {
+      return { id: job.id, status: 'skipped', code: null, kind: null, message: null, records: 0, rewritten: 0, bytesIn: 0, bytesOut: 0, ms: 0, warnings: 0, copied: false };
+    }
+    const linksFile = withLinks && job.links !== null ? createAtomicFile(job.links.path, job.links.temp ?? undefined) : null;
+    const r = await retrieveOne(context, job.input as string, { kind: 'file', path: output, temp: job.outputTemp as string }, linksFile === null ? null : { write: (l) => linksFile.stream.write(l) }, job.id);
+    if (linksFile !== null) {
+      if (r.status === 'done') await linksFile.commit().catch(() => linksFile.abort());
+      else await linksFile.abort();
+    }
+    return r;
+  };
+  return Object.assign(run, { close: () => agent.close().catch(() => {}) });
 }
