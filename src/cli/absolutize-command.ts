@@ -14,7 +14,7 @@ import { createDocumentRewriter, parseTypeOption, typeOfName } from '../batch/re
 import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { AbsError } from '../errors.ts';
 import { getResolver } from '../uri/index.ts';
-import { createAtomicFile } from './atomic-file.ts';
+import { checkOutputPath, createAtomicFile } from './atomic-file.ts';
 import { directoryCommand, isDirectory } from './directory-command.ts';
 import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
 import type { AtomicFile } from './atomic-file.ts';
@@ -136,6 +136,8 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     if (input !== '-' && (await samePath(input, values.links))) throw new AbsError(`--links ${values.links} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');
     if (values.output !== undefined && (await samePath(values.output, values.links))) throw new AbsError(`--links ${values.links} and -o ${values.output} are one file: give each its own`, 'ABS_ERR_USAGE');
   }
+  if (values.output !== undefined) await checkOutputPath(values.output, '-o');
+  if (values.links !== undefined && values.links !== '-') await checkOutputPath(values.links, '--links');
   const reportOnly = values.links === '-' && values.output === undefined;
 
   // Set up: links report, output, rewriter.
@@ -179,12 +181,19 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     report(io, 'error', 'ABS_ERR_INPUT', `${documentName}: ${(err as Error).message}`);
     return EXIT_INPUT;
   }
+  let sinkFailedFirst: boolean | null = null;
   try {
+    sink.once('error', () => (sinkFailedFirst ??= true));
+    source.once('error', () => (sinkFailedFirst ??= false));
     await pipeline(source, rewriter, sink, { end: sink !== io.stdout });
   } catch (err) {
     await output?.abort();
     await links?.abort();
     const e = err as NodeJS.ErrnoException;
+    if (sinkFailedFirst === true && output !== null) {
+      report(io, 'error', 'ABS_ERR_OUTPUT', `-o ${values.output}: ${e.code ?? e.message}`);
+      return EXIT_INPUT;
+    }
     if (e.code === 'ENOENT' || e.code === 'EACCES' || e.code === 'EISDIR') {
       report(io, 'error', 'ABS_ERR_INPUT', `${documentName}: ${e.message}`);
       return EXIT_INPUT;

@@ -9,6 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { joinPath, splitPath } from '../batch/paths.ts';
+import { AbsError } from '../errors.ts';
 import type { FsPath } from '../batch/paths.ts';
 
 export interface AtomicFile {
@@ -56,4 +57,18 @@ export function createAtomicFile(path: FsPath, temp: FsPath = temporaryName(path
       liveTemporaryFiles.delete(temp);
     },
   };
+}
+
+/**
+ * Checked before anything is written: an output file's directory exists and the path is not a directory.
+ * `what` names the option (`-o`, `--links`); the failure is ABS_ERR_OUTPUT, one line.
+ */
+export async function checkOutputPath(path: string, what: string): Promise<void> {
+  const { stat } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  const dir = await stat(dirname(path)).catch((err: NodeJS.ErrnoException) => err);
+  if (dir instanceof Error || !dir.isDirectory()) {
+    throw new AbsError(`${what} ${path}: ${dir instanceof Error && dir.code !== 'ENOENT' ? dir.message : `the directory ${dirname(path)} does not exist`}`, 'ABS_ERR_OUTPUT');
+  }
+  if ((await stat(path).catch(() => null))?.isDirectory() === true) throw new AbsError(`${what} ${path}: is a directory`, 'ABS_ERR_OUTPUT');
 }

@@ -25,7 +25,7 @@ import { typeOfName } from '../batch/rewriters.ts';
 import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { runJobs } from '../batch/run-jobs.ts';
 import { summaryLine } from '../batch/summary.ts';
-import { createAtomicFile, temporaryName } from './atomic-file.ts';
+import { checkOutputPath, createAtomicFile, temporaryName } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
@@ -85,6 +85,7 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
       throw new AbsError(`--links ${o.links} is inside the input ${o.inputs[0]}: absolutize never writes into its input`, 'ABS_ERR_USAGE');
     }
   }
+  if (linksPath !== null) await checkOutputPath(linksPath, '--links');
   // The URL names the directory: its files are below it.
   const dirUrl = o.url === undefined ? undefined : o.url.endsWith('/') ? o.url : `${o.url}/`;
   try {

@@ -30,7 +30,7 @@ import { BATCH_LIMITS, DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.
 import type { HttpLimits } from '../limits.ts';
 import type { Resolver } from '../uri/types.ts';
 import { explain } from './absolutize-command.ts';
-import { createAtomicFile } from './atomic-file.ts';
+import { checkOutputPath, createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile } from './atomic-file.ts';
 import { runProgress } from './interrupt.ts';
 import { EXIT_INPUT, EXIT_OK } from './io.ts';
@@ -173,6 +173,8 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
     if (file !== null && resolvePath(file) === links) throw new AbsError(`--links ${values.links} and -o ${file} are one file: give each its own`, 'ABS_ERR_USAGE');
     if (values['input-list'] !== undefined && resolvePath(values['input-list']) === links) throw new AbsError(`--links ${values.links} is the --input-list: absolutize never writes over its input`, 'ABS_ERR_USAGE');
   }
+  if (file !== null) await checkOutputPath(file, '-o');
+  if (values.links !== undefined && values.links !== '-') await checkOutputPath(values.links, '--links');
   let list: Readable | null = null;
   if (values['input-list'] !== undefined) {
     list = await openList(values['input-list']);
