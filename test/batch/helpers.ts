@@ -65,9 +65,10 @@ export interface Run {
 }
 
 /** The built CLI in a child process; `onStdout` sees standard output as it comes (to kill it mid-run). */
-export function runAsync(args: readonly string[], options: { env?: NodeJS.ProcessEnv; input?: string; onStdout?: (text: string, child: ChildProcess) => void; cwd?: string } = {}): Promise<Run> {
+export function runAsync(args: readonly string[], options: { env?: NodeJS.ProcessEnv; input?: string; onStdout?: (text: string, child: ChildProcess) => void; onStart?: (child: ChildProcess) => void; cwd?: string } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? PROJECT_DIR, env: { ...process.env, ...options.env } });
+    options.onStart?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {
