@@ -21,6 +21,8 @@ export type AbsErrorCode =
   | 'ABS_ERR_HTTP_REDIRECT'
   | 'ABS_ERR_HTTP_ADDRESS_REFUSED'
   | 'ABS_ERR_HTTP_CONTENT_ENCODING'
+  // issue 11 (HTTP edges)
+  | 'ABS_ERR_HTTP_PROTOCOL'
   // batch work (src/batch) and the CLI's top-level guard
   | 'ABS_ERR_INTERNAL';
 

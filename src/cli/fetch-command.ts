@@ -19,6 +19,7 @@ import { redactUrl } from '../http/credentials.ts';
 import { createFetchAgent, fetchDocument, httpStatusError } from '../http/fetch.ts';
 import type { FetchedDocument } from '../http/fetch.ts';
 import { outputFileName } from '../http/output-name.ts';
+import { escapeLines, jsonLine } from '../http/printable.ts';
 import { createResponseRewriter } from '../http/response-rewriter.ts';
 import type { FailureKind, FileJob, JobResult } from '../batch/job.ts';
 import type { RewriteSettings } from '../batch/rewriters.ts';
@@ -55,6 +56,7 @@ export const FETCH_OPTIONS: {
   readonly 'max-decompressed-size': StringOption;
   readonly concurrency: StringOption;
   readonly 'per-host': StringOption;
+  readonly deadline: StringOption;
 } = {
   'input-list': { type: 'string' },
   'http-content-location': { type: 'boolean', default: false },
@@ -68,6 +70,7 @@ export const FETCH_OPTIONS: {
   'max-decompressed-size': { type: 'string' },
   concurrency: { type: 'string' },
   'per-host': { type: 'string' },
+  deadline: { type: 'string' },
 } as const;
 
 export const FETCH_HELP: string = `
@@ -85,6 +88,7 @@ Fetching URLs (INPUT is an http: or https: URL; several URLs, or --input-list, n
   --max-decompressed-size BYTES  body after gzip/deflate/br decoding (default ${DEFAULT_HTTP_LIMITS.maxDecompressedBytes})
   --concurrency N         URLs retrieved at once (default ${DEFAULT_HTTP_LIMITS.maxConcurrentRequests})
   --per-host N            of which to one host (default ${DEFAULT_HTTP_LIMITS.maxConnectionsPerOrigin})
+  --deadline MS           whole retrieval of one URL: redirects, headers and body (default none)
 `;
 
 /** The option values the URL path reads (the main command's parsed values). */
@@ -111,6 +115,7 @@ export interface FetchCommandValues {
   readonly 'max-decompressed-size'?: string | undefined;
   readonly concurrency?: string | undefined;
   readonly 'per-host'?: string | undefined;
+  readonly deadline?: string | undefined;
 }
 
 const URL_ARGUMENT = /^https?:\/\//i;
@@ -156,6 +161,7 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
     maxDecompressedBytes: integerOption(values, 'max-decompressed-size'),
     maxConcurrentRequests: integerOption(values, 'concurrency'),
     maxConnectionsPerOrigin: integerOption(values, 'per-host'),
+    deadlineMs: integerOption(values, 'deadline'),
   });
   const batch = positionals.length > 1 || values['input-list'] !== undefined;
   const reportOnly = values.links === '-' && values.output === undefined;
@@ -188,7 +194,7 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
     }
   }
 
-  const progress = createProgress(io, batch);
+  const progress = escaping(createProgress(io, batch));
   const stderrIo: CliIo = { ...io, stderr: { write: (s: string) => (progress.line(s), true) } as unknown as NodeJS.WritableStream };
   let linksFile: AtomicFile | null = null;
   let links: FetchContext['links'] = null;
@@ -265,10 +271,32 @@ function failureKindOf(err: unknown): FailureKind {
 }
 
 /**
+ * Every line the URL path prints to standard error goes through here: server-supplied text in it (a reason
+ * phrase, a `Content-Type`, a `Location`, text quoted from the document) cannot drive the terminal.
+ */
+function escaping(progress: Progress): Progress {
+  return { update: (text) => progress.update(escapeLines(text)), line: (text) => progress.line(escapeLines(text)), done: () => progress.done() };
+}
+
+/**
  * Retrieves and rewrites one URL into `target`, its references to `links`; reports what went wrong on one line.
  * The result is the job model's status record (src/batch/job.ts).
  */
 export async function retrieveOne(context: FetchContext, url: string, target: RetrievalTarget, links: FetchContext['links'], id = 0): Promise<JobResult> {
+  const started = performance.now();
+  try {
+    return await retrieveAndRewrite(context, url, target, links, id);
+  } catch (err) {
+    // Whatever was not foreseen is still one line with a code, and the batch goes on.
+    const code = err instanceof AbsError ? err.code : 'ABS_ERR_INPUT';
+    const message = `${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`;
+    context.progress.line(`absolutize: error [${code}] ${message}`);
+    links?.write(`${jsonLine({ document: redactUrl(url), error: code, message })}\n`);
+    return { id, status: 'failed', code, kind: failureKindOf(err), message, records: 0, rewritten: 0, bytesIn: 0, bytesOut: 0, warnings: 0, copied: false, ms: Math.round(performance.now() - started) };
+  }
+}
+
+async function retrieveAndRewrite(context: FetchContext, url: string, target: RetrievalTarget, links: FetchContext['links'], id: number): Promise<JobResult> {
   const { values, progress } = context;
   const started = performance.now();
   let bytesIn = 0;
@@ -278,12 +306,12 @@ export async function retrieveOne(context: FetchContext, url: string, target: Re
   const result = (r: Pick<JobResult, 'status'> & Partial<JobResult>): JobResult => ({ id, code: null, kind: null, message: null, records: 0, rewritten, bytesIn, bytesOut, warnings, copied: false, ...r, ms: Math.round(performance.now() - started) });
   const fail = (err: unknown, document: FetchedDocument | null, extra = ''): JobResult => {
     const code = err instanceof AbsError ? err.code : 'ABS_ERR_INPUT';
-    const where = document?.url ?? redactUrl(url);
+    const where = redactUrl(document?.url ?? url);
     let message = err instanceof Error ? err.message : String(err);
     if (err instanceof LimitExceededError) message = `${where}: ${message}: the document is incomplete${extra}`;
     else if (!message.includes(where) && !(err instanceof FetchError)) message = `${where}: ${message}`;
     progress.line(`absolutize: error [${code}] ${message}`);
-    links?.write(`${JSON.stringify({ document: where, error: code, message, redirects: chainOf(document, err) })}\n`);
+    links?.write(`${jsonLine({ document: where, error: code, message, redirects: chainOf(document, err) })}\n`);
     return result({ status: 'failed', code, kind: failureKindOf(err), message });
   };
 
@@ -301,7 +329,7 @@ export async function retrieveOne(context: FetchContext, url: string, target: Re
     return fail(new FetchError(`${statusError.message} (body not written; --keep-error-bodies keeps it)`, statusError.code, statusError), document);
   }
 
-  const name = document.url;
+  const name = redactUrl(document.url);
   const honoured = values['http-content-location'] === true;
   const redirects = document.chain.length === 0 ? undefined : document.chain;
   const rewriter = createResponseRewriter(document, {
@@ -323,7 +351,7 @@ export async function retrieveOne(context: FetchContext, url: string, target: Re
         ? (r: ReferenceRecord) => void (r.changed && rewritten++)
         : (r: ReferenceRecord) => {
             if (r.changed) rewritten++;
-            links.write(`${JSON.stringify({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
+            links.write(`${jsonLine({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
           },
     onBase: values.explain === true ? (d: BaseDecision) => explain(context.stderrIo, name, d) : undefined,
   });
@@ -382,7 +410,7 @@ function counter(add: (n: number) => void): Transform {
 
 /** `--explain` for a retrieved document: the redirect chain with statuses, before the base decision. */
 function explainRetrieval(context: FetchContext, document: FetchedDocument): void {
-  const lines = [`absolutize: retrieved ${document.url} (HTTP ${document.status}${document.contentType.raw === null ? ', no Content-Type' : `, ${document.contentType.raw}`}${document.contentCodings.length > 0 ? `, ${document.contentCodings.join(', ')}` : ''})`];
+  const lines = [`absolutize: retrieved ${redactUrl(document.url)} (HTTP ${document.status}${document.contentType.raw === null ? ', no Content-Type' : `, ${document.contentType.raw}`}${document.contentCodings.length > 0 ? `, ${document.contentCodings.join(', ')}` : ''})`];
   if (document.chain.length === 0) lines.push('  no redirects');
   for (const hop of document.chain) lines.push(`  ${hop.status} ${hop.url} -> Location: ${hop.location}`);
   context.stderrIo.stderr.write(`${lines.join('\n')}\n`);
@@ -435,8 +463,9 @@ async function isDirectory(path: string): Promise<boolean> {
  * the job's output (atomically, under the job's temporary name), its links to the job's links file. An output
  * that exists is skipped before anything is retrieved.
  */
-export function createUrlJobRunner(io: CliIo, progress: Progress, settings: RewriteSettings, charset: string | undefined, withLinks: boolean): ((job: FileJob) => Promise<JobResult>) & { close(): Promise<void> } {
+export function createUrlJobRunner(io: CliIo, batchProgress: Progress, settings: RewriteSettings, charset: string | undefined, withLinks: boolean): ((job: FileJob) => Promise<JobResult>) & { close(): Promise<void> } {
   const limits = DEFAULT_HTTP_LIMITS;
+  const progress = escaping(batchProgress);
   const agent = createFetchAgent({ httpLimits: limits });
   const values: FetchCommandValues = { base: settings.base ?? undefined, explain: settings.explain, 'exact-base': settings.exactBase, fragments: settings.fragments, 'lazy-load': settings.lazyLoad };
   const stderrIo: CliIo = { ...io, stderr: { write: (s: string) => (progress.line(s), true) } as unknown as NodeJS.WritableStream };
