@@ -7,7 +7,7 @@
  * - the URL list: a list of BENCH_URLS lines (default 1,000,000) against a loopback server: the time from start
  *   to the first request the server sees, and the peak RSS (VmHWM) after BENCH_URL_REQUESTS requests (default
  *   3000) or BENCH_URL_SECONDS (default 20), when the run is stopped. BENCH_NODE_FLAGS: V8 flags for that run.
- * Each measured run is a process of its own. BENCH_BATCH=urls runs the URL list alone.
+ * Each measured run is a process of its own. BENCH_BATCH=urls runs the URL list alone, BENCH_BATCH=files the manifest alone.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,7 +82,7 @@ export async function batchBench(say: (line: string) => void): Promise<void> {
     const r = measure(['batch', manifest, '-o', join(out, `o${jobs}`), '--base', 'https://example.com/a/', '--jobs', String(jobs), '--force']);
     say(`  --jobs ${String(jobs).padEnd(3)} ${(bytes / 1e6 / r.seconds).toFixed(1).padStart(6)} MB/s   ${r.seconds.toFixed(2)} s   peak RSS per task ${(r.maxRssKiB / 1024).toFixed(0)} MiB   exit ${r.status}`);
   }
-  await urlListBench(say);
+  if (process.env['BENCH_BATCH'] !== 'files') await urlListBench(say);
 }
 
 async function urlListBench(say: (line: string) => void): Promise<void> {

@@ -39,7 +39,8 @@ export function createJobPool(size: number): JobPool {
     const w = idle.pop();
     if (w !== undefined) return Promise.resolve(w);
     if (all.length < size) {
-      const worker = new Worker(script);
+      // The young generation as the CLI's own (main.ts: --max-semi-space-size=4, i.e. 3 × 4 MiB).
+      const worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 12 } });
       all.push(worker);
       worker.on('message', (r: JobResult & { seq: number }) => {
         const p = pending.get(r.seq);
