@@ -22,7 +22,9 @@ export type AbsErrorCode =
   | 'ABS_ERR_HTTP_ADDRESS_REFUSED'
   | 'ABS_ERR_HTTP_CONTENT_ENCODING'
   // issue 11 (HTTP edges)
-  | 'ABS_ERR_HTTP_PROTOCOL';
+  | 'ABS_ERR_HTTP_PROTOCOL'
+  // batch work (src/batch) and the CLI's top-level guard
+  | 'ABS_ERR_INTERNAL';
 
 // The brand, a registered symbol, is the same in every copy of the package (undici's kUndiciError).
 const kAbsError = Symbol.for('absolutize.error');

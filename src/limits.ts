@@ -180,3 +180,27 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
 export function resolveHttpLimits(user: { readonly [K in keyof HttpLimits]?: number | undefined } | undefined): HttpLimits {
   return mergeLimits(DEFAULT_HTTP_LIMITS, user);
 }
+
+/**
+ * Limits of batch work (src/batch: directories, several files, URL lists, `absolutize batch` manifests). They
+ * bound what a batch holds however long its input list is.
+ */
+export interface BatchLimits {
+  /**
+   * Inputs read ahead of the running ones (the scheduler's window): the memory of the intake is this many
+   * short records, whatever the length of the list.
+   * @default 4096
+   */
+  readonly window: number;
+  /**
+   * The longest line of a manifest or URL list.
+   * Threat: a list with no line feeds would otherwise be held whole.
+   * @default 65536
+   */
+  readonly maxLineBytes: number;
+}
+
+export const BATCH_LIMITS: BatchLimits = Object.freeze({
+  window: 4096,
+  maxLineBytes: 1 << 16,
+});
