@@ -26,6 +26,12 @@ export const DELIBERATE: readonly Deliberate[] = [
     why: 'an HTML part whose base64 is broken passes through unchanged: Python decodes it leniently (skipping bad characters, padding a short quantum); re-encoding a guess would change bytes nobody can check',
   },
   {
+    ids: /^unknown-transfer-encoding\//,
+    checks: ['d'],
+    withWarning: FAMILY.transferEncoding,
+    why: 'an HTML part with a Content-Transfer-Encoding we do not know passes through unchanged: Python hands out its raw bytes as the payload; we cannot know the bytes are not encoded',
+  },
+  {
     ids: /^message-rfc822-encoded\//,
     checks: ['warn'],
     withWarning: FAMILY.encodedMessage,

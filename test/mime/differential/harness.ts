@@ -122,11 +122,21 @@ export function expectedBases(entities: readonly OracleEntity[], retrieval: stri
   return bases;
 }
 
-/** Probe values in a decoded HTML/CSS text (latin-1 string of its bytes), in order. */
-export function probes(text: string): string[] {
+/**
+ * Probe values in a decoded HTML/CSS text (latin-1 string of its bytes), in order. In HTML: `href`/`src`
+ * attributes, and `url()` only inside a `style` attribute or a `<style>` element (elsewhere it is text); in CSS:
+ * every `url()`.
+ */
+export function probes(text: string, kind: 'html' | 'css'): string[] {
   const out: Array<[number, string]> = [];
-  for (const m of text.matchAll(/\b(?:href|src)\s*=\s*"([^"]*)"/gi)) if (/probe[/-]\d+/.test(m[1]!)) out.push([m.index, m[1]!]);
-  for (const m of text.matchAll(/url\(\s*["']?([^"')\s]*)/gi)) if (/probe[/-]\d+/.test(m[1]!)) out.push([m.index, m[1]!]);
+  const urls = (s: string, offset: number): void => {
+    for (const m of s.matchAll(/url\(\s*["']?([^"')\s]*)/gi)) if (/probe[/-]\d+/.test(m[1]!)) out.push([offset + m.index, m[1]!]);
+  };
+  if (kind === 'css') urls(text, 0);
+  else {
+    for (const m of text.matchAll(/\b(?:href|src)\s*=\s*"([^"]*)"/gi)) if (/probe[/-]\d+/.test(m[1]!)) out.push([m.index, m[1]!]);
+    for (const m of text.matchAll(/\bstyle\s*=\s*"([^"]*)"|<style\b[^>]*>([^]*?)<\/style/gi)) urls(m[1] ?? m[2]!, m.index);
+  }
   return out.sort((x, y) => x[0] - y[0]).map((x) => x[1]);
 }
 
@@ -362,8 +372,8 @@ function compareParsed(before: readonly OracleEntity[], after: readonly OracleEn
     if (b.kind === 'other' && (b.sha256 !== a.sha256 || b.kind !== a.kind)) cDiffs.push(`${b.path} ${b.type} payload`);
     if (isKind(b)) {
       const base = bases[k]!;
-      const want = probes(b.text!).map((v) => (base === null ? v : (resolve(v, base) ?? v)));
-      const got = probes(a.text ?? '');
+      const want = probes(b.text!, b.kind as 'html' | 'css').map((v) => (base === null ? v : (resolve(v, base) ?? v)));
+      const got = probes(a.text ?? '', b.kind as 'html' | 'css');
       if (JSON.stringify(want) !== JSON.stringify(got)) {
         const at = Array.from({ length: Math.max(want.length, got.length) }, (_, j) => j).find((j) => want[j] !== got[j])!;
         dDiffs.push(`${b.path}: probe ${at + 1} of ${want.length} (Python's view of the input) is ${JSON.stringify(got[at] ?? null)}, want ${JSON.stringify(want[at] ?? null)}`);

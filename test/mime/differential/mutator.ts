@@ -39,6 +39,7 @@ export const FAMILY = {
   limit: ['limit', 'too-large', 'too-long', 'structure-error'],
   contentType: ['content-type', 'media-type'],
   header: ['header', 'continuation'],
+  transferEncoding: ['transfer-encoding', 'undecodable'],
   encodedMessage: ['encoded-message', 'message-encoding', 'rfc822', 'transfer-encoding'],
 } as const;
 
@@ -251,6 +252,20 @@ export function generateCases(seed: number): MutationCase[] {
   add('nul-bytes', 'mixed', sub(mixed, 'and must stay as it is.', 'and must\0stay\0as it is.'), null, 'NUL bytes in a text/plain body');
   add('qp-html-soft-break-in-url', 'related', sub(related, /<p>Intro <a href="probe\/(\d+)">/, '<p>Intro <a href="pro=\nbe/$1">'), null, 'quoted-printable HTML with a soft line break inside a probe URL');
   add('empty-parts', 'mixed', sub(mixed, '--B1--', '--B1\n--B1\nContent-Type: text/html\n\n--B1--'), null, 'an empty part (no headers, no body) and an HTML part with an empty body');
+
+  // More structure traps.
+  add('eol-mixed-cr', 'mixed', Buffer.from(mixed.split('\n').map((l, i, all) => (i === all.length - 1 ? l : l + ['\r\n', '\n', '\r'][Math.floor(random() * 3)])).join(''), 'utf8'), null, 'CRLF, LF and bare CR mixed line by line');
+  add('empty-line-before-part-headers', 'mixed', sub(mixed, '--B1\nContent-Type: text/html; charset=utf-8\n', '--B1\n\nContent-Type: text/html; charset=utf-8\n'), null, 'an empty line right after the delimiter: the part has no headers (text/plain), "Content-Type: text/html" is its body');
+  add('header-space-before-colon', 'mixed', sub(mixed, 'Content-Type: text/html; charset=utf-8\n', 'Content-Type : text/html; charset=utf-8\n'), FAMILY.separator, '"Content-Type : text/html" (space before the colon): Python reads no header there, the body starts');
+  add('duplicate-content-type', 'mixed', sub(mixed, 'Content-Type: text/html; charset=utf-8\n', 'Content-Type: text/plain; charset=utf-8\nContent-Type: text/html; charset=utf-8\n'), null, 'two Content-Type fields, text/plain first: the first counts');
+  add('duplicate-content-type', 'html-first', sub(mixed, 'Content-Type: text/plain; charset=utf-8\n', 'Content-Type: text/html; charset=utf-8\nContent-Type: text/plain; charset=utf-8\n'), null, 'two Content-Type fields, text/html first: the first counts');
+  add('nested-same-boundary', 'mixed', `${HEAD}Content-Type: multipart/mixed; boundary="S"\n\n--S\nContent-Type: multipart/alternative; boundary="S"\n\n--S\nContent-Type: text/html\n\n${html()}--S--\n\n--S\nContent-Type: text/html\n\n${html()}--S--\n`, FAMILY.boundary, 'an inner multipart with the outer multipart\'s boundary (CPython msg_15 shape): the inner one ends at once');
+  add('folded-content-type', 'mixed', sub(mixed, 'Content-Type: multipart/mixed; boundary="B1"', 'Content-Type: multipart/mixed;\n\tboundary="B1";\n\tcharset=us-ascii'), null, 'boundary on a folded continuation line');
+  add('no-preamble-no-final-eol', 'mixed', sub(mixed, /This is a preamble .*\n/, '').replace(/--B1--\nEpilogue.*\n$/, '--B1--'), null, 'the first delimiter right after the header block, and the close delimiter with no line break after it');
+  add('unknown-transfer-encoding', 'mixed', sub(mixed, 'Content-Transfer-Encoding: 7bit', 'Content-Transfer-Encoding: x-custom'), FAMILY.transferEncoding, 'HTML part with an unknown Content-Transfer-Encoding');
+  add('content-location-cid', 'single', sub(single, 'Content-Location: http://loc.example/single/doc.html', 'Content-Location: cid:part1@example.org'), null, 'a cid: Content-Location is a label, not a base');
+  add('headers-only', 'single', `${HEAD}Content-Type: text/html\nContent-Location: http://loc.example/x/`, null, 'a message that is a header block with no empty line and no body');
+  add('empty-input', 'empty', Buffer.alloc(0), null, 'zero bytes');
 
   return cases;
 }
