@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { browserResolver } from '../../../src/uri/index.ts';
 import type { Resolver } from '../../../src/uri/index.ts';
@@ -27,7 +28,8 @@ import { randomChunks, seededRandom } from '../../helpers/chunks.ts';
 import { FAMILY, ofFamily } from './mutator.ts';
 
 export const ORACLE = fileURLToPath(new URL('../../../scripts/mime-oracle.py', import.meta.url));
-export const PYTHON = process.env['PYTHON'] ?? 'python3';
+/** `$PYTHON`, or the interpreter `python3` names (resolved once: a pyenv shim costs ~0.4 s a call). */
+export const PYTHON: string = process.env['PYTHON'] ?? execFileSync('python3', ['-c', 'import sys; print(sys.executable)']).toString().trim();
 /** The retrieval URL of the "with a base" run (SPEC §2 layer 4). */
 export const RETRIEVAL = 'http://retrieval.example/mail/archive/msg.eml';
 /** A run that takes longer than this has hung (generous: the machine is shared; no run here needs a second). */
@@ -154,10 +156,13 @@ export interface Run {
   references: Array<{ part: string; raw: string; resolved: string | null; base: string | null; baseSource: string; changed: boolean }>;
 }
 
+/** Makes the stream under test (the harness's own test plants faults with it). */
+export type RewriterFactory = (options: MimeRewriteOptions) => Transform;
+
 /** One run of the streaming rewriter over `chunks`, under the watchdog. */
-export async function runOurs(chunks: readonly Buffer[], options: MimeRewriteOptions): Promise<Run> {
+export async function runOurs(chunks: readonly Buffer[], options: MimeRewriteOptions, factory: RewriterFactory = createMimeRewriter, watchdogMs = WATCHDOG_MS): Promise<Run> {
   const run: Run = { output: Buffer.alloc(0), parts: [], warnings: [], references: [] };
-  const stream = createMimeRewriter({
+  const stream = factory({
     ...options,
     onPart: (p) => run.parts.push(p),
     onWarning: (w, part) => run.warnings.push({ code: w.code, part }),
@@ -170,7 +175,7 @@ export async function runOurs(chunks: readonly Buffer[], options: MimeRewriteOpt
   })();
   let timer: NodeJS.Timeout | undefined;
   const watchdog = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HangError(`no end after ${WATCHDOG_MS} ms`)), WATCHDOG_MS);
+    timer = setTimeout(() => reject(new HangError(`no end after ${watchdogMs} ms`)), watchdogMs);
   });
   try {
     run.output = await Promise.race([work, watchdog]);
@@ -234,6 +239,10 @@ export interface CheckOptions {
   readonly bytewiseMax: number;
   readonly seed: number;
   readonly deliberate: readonly Deliberate[];
+  /** The stream under test. @default createMimeRewriter */
+  readonly factory?: RewriterFactory;
+  /** @default WATCHDOG_MS */
+  readonly watchdogMs?: number;
 }
 
 const KINDS = new Set(['text/html', 'application/xhtml+xml', 'text/css']);
@@ -251,7 +260,7 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
     let basedRun: Run | null = null;
     const guard = async (what: string, chunks: readonly Buffer[], options: MimeRewriteOptions): Promise<Run | null> => {
       try {
-        const r = await runOurs(chunks, options);
+        const r = await runOurs(chunks, options, opts.factory, opts.watchdogMs);
         warnings.push(...r.warnings.map((w) => w.code));
         return r;
       } catch (err) {
