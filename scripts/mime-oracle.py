@@ -14,7 +14,8 @@ message/rfc822 inside multipart/digest), the parent entity, every header as it w
 latin-1, folding kept), Content-Base / Content-Location / Snapshot-Content-Location decoded as Python decodes
 them (RFC 2047 words; raw UTF-8 per RFC 6532), the defects Python records, and for a leaf its payload after
 Content-Transfer-Encoding decoding: as text (latin-1) for text/html, application/xhtml+xml and text/css, as a
-SHA-256 otherwise. A multipart's preamble and epilogue are given as they are.
+SHA-256 otherwise, and its chain of Content-Base / Content-Location values from itself out to the top (innermost
+first; the test resolves it against the retrieval URL). A multipart's preamble and epilogue are given as they are.
 
   python3 scripts/mime-oracle.py [--compat32] FILE...
   python3 scripts/mime-oracle.py [--compat32] --list PATHS.txt
@@ -128,6 +129,17 @@ def describe(data, compat32):
                         add(child, f'{path}.{i}', index)
 
     add(msg, '0' if msg.is_multipart() and msg.get_content_maintype() == 'multipart' else '1', None)
+    # For reading by hand: each leaf's Content-Base / Content-Location chain, innermost first.
+    for item in entities:
+        if 'kind' not in item:
+            continue
+        chain, at = [], item
+        while at is not None:
+            layer = {k: at[k] for k in BASE_HEADERS if k in at}
+            if layer:
+                chain.append(dict(layer, path=at['path']))
+            at = entities[at['parent']] if at['parent'] is not None else None
+        item['chain'] = chain
     return {'entities': entities}
 
 

@@ -10,9 +10,13 @@
  *   npm exec -- vitest run -c test/mime/differential/vitest.config.ts
  *   MIME_DIFF_SWEEP=1 …    a bigger sweep: more random chunkings and several mutator seeds (minutes)
  *   CHUNK_SEED=n …         reproduce a chunking
+ *   MIME_DIFF_DUMP=dir …   also write every generated message to dir/<class>__<variant>.eml, to read by hand
+ *                          (python3 scripts/mime-oracle.py dir/….eml shows Python's view)
  *
  * The summary table (one row per mutation class, failing cases per check) is printed at the end.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHUNK_SEED } from '../../helpers/chunks.ts';
 import { DELIBERATE } from './deliberate.ts';
@@ -27,6 +31,11 @@ const cases = SEEDS.flatMap((seed) => generateCases(seed).map((c) => ({ ...c, id
 // A variant that does not depend on the seed comes out the same for every seed: check it once.
 const unique = [...new Map(cases.map((c) => [c.input.toString('latin1'), c])).values()];
 const mutations = [...new Set(unique.map((c) => c.mutation))];
+const dump = process.env['MIME_DIFF_DUMP'];
+if (dump !== undefined) {
+  mkdirSync(dump, { recursive: true });
+  for (const c of unique) writeFileSync(join(dump, `${c.id.replace(/[/@]/g, '__')}.eml`), c.input);
+}
 const outcomes = new Map<string, CaseOutcome[]>();
 
 const results = checkCases(unique, { randomRuns: SWEEP ? 12 : 2, bytewiseMax: SWEEP ? 1 << 16 : 4096, seed: CHUNK_SEED, deliberate: DELIBERATE }).then((all) => {
