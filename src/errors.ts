@@ -20,7 +20,9 @@ export type AbsErrorCode =
   | 'ABS_ERR_HTTP_STATUS'
   | 'ABS_ERR_HTTP_REDIRECT'
   | 'ABS_ERR_HTTP_ADDRESS_REFUSED'
-  | 'ABS_ERR_HTTP_CONTENT_ENCODING';
+  | 'ABS_ERR_HTTP_CONTENT_ENCODING'
+  // issue 11 (HTTP edges)
+  | 'ABS_ERR_HTTP_PROTOCOL';
 
 // The brand, a registered symbol, is the same in every copy of the package (undici's kUndiciError).
 const kAbsError = Symbol.for('absolutize.error');
