@@ -159,3 +159,35 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
 export function resolveHttpLimits(user: { readonly [K in keyof HttpLimits]?: number | undefined } | undefined): HttpLimits {
   return mergeLimits(DEFAULT_HTTP_LIMITS, user);
 }
+
+// ---- WARC and ARC (src/warc) ----
+
+/** What the WARC/ARC reader holds at once: one record (or gzip member) and its header. */
+export interface WarcLimits {
+  /**
+   * Bytes of one record as held: its gzip member, and the record inflated (a member is inflated whole; a plain
+   * record's block is read whole). Past it the run fails with a LimitExceededError (ABS_ERR_LIMIT): a record is
+   * never cut. Threat: a decompression bomb or a huge capture (a video) held in memory. Cost: up to about four
+   * times this for the record being rewritten (raw, inflated, decoded, rewritten).
+   * Evidence: HTML pages are typically tens of KiB; Common Crawl truncates payloads at 1 MiB, Heritrix at 100 MiB
+   * by default (`maxLengthBytes`).
+   * @default 134217728 (128 MiB)
+   */
+  readonly maxWarcRecordBytes: number;
+  /**
+   * Bytes of one WARC header block (or ARC header line). A header with no end within it is copied as a gap and
+   * reading resumes at the next `WARC/1.` line. Evidence: real WARC headers are under 2 KiB.
+   * @default 65536 (64 KiB)
+   */
+  readonly maxWarcHeaderBytes: number;
+}
+
+export const DEFAULT_WARC_LIMITS: WarcLimits = Object.freeze({
+  maxWarcRecordBytes: 1 << 27,
+  maxWarcHeaderBytes: 1 << 16,
+});
+
+/** Merges user WARC limits over the defaults, validating each: a positive safe integer. */
+export function resolveWarcLimits(user: { readonly [K in keyof WarcLimits]?: number | undefined } | undefined): WarcLimits {
+  return mergeLimits(DEFAULT_WARC_LIMITS, user);
+}
