@@ -23,6 +23,7 @@ import type { AtomicFile } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { parseResolverName, validateEncodingLabel } from './options.ts';
+import { WARC_HELP, WARC_OPTIONS, isWarcFile, isWarcName, warcCommand, warcPassOn } from './warc-command.ts';
 
 export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
        absolutize DIR -o OUTDIR [options]
@@ -37,8 +38,8 @@ Options:
   --url URL               the URL the document was retrieved from (base layer 4; the document's own URL)
   --base URL              fallback base when nothing else gives one (base layer 5)
   -o, --output FILE       write here (atomically) instead of standard output; never over INPUT
-  --type TYPE             html, css, mime (mail, MHTML), mbox or auto (default: from the file extension —
-                          .css, .eml/.mht/.mhtml, .mbox — else html)
+  --type TYPE             html, css, mime (mail, MHTML), mbox, warc or auto (default: from the file extension —
+                          .css, .eml/.mht/.mhtml, .mbox, .warc/.arc[.gz] or WARC/ARC bytes — else html)
   --resolver NAME         browser (WHATWG URL, as Chromium; default) or rfc3986
   --charset LABEL         the document's encoding, as a transport charset would say (beats <meta>)
   --links FILE|-          write one JSON line per reference; "-" without -o prints only the report
@@ -52,6 +53,7 @@ Options:
   -V, --version           print the version
 
 ${FETCH_HELP}
+${WARC_HELP}
 Exit status: 0 success, 1 an input could not be processed, 2 usage error.
 
 Examples:
@@ -100,6 +102,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       'content-location': { type: 'boolean', default: false },
       jobs: { type: 'string' },
       ...FETCH_OPTIONS,
+      ...WARC_OPTIONS,
     },
   });
   if (isFetchInvocation(positionals, values)) {
@@ -115,10 +118,15 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       throw new AbsError(`${name} ${JSON.stringify(value)} is not an absolute URL`, 'ABS_ERR_INVALID_BASE');
     }
   }
-  if (await isDirectory(input)) {
+  const directory = await isDirectory(input);
+  // WARC and ARC: by --type warc, the extension, or the first bytes (src/cli/warc-command.ts).
+  if (!directory && (values.type === 'warc' || (values.type === 'auto' && input !== '-' && (isWarcName(input) || (await isWarcFile(input)))))) {
+    return warcCommand(input, values, resolver, io);
+  }
+  if (directory) {
     if (values.output === undefined) throw new AbsError(`${input} is a directory: give -o DIR for the rewritten tree`, 'ABS_ERR_USAGE');
     // --type: every file is of that type (a Maildir's messages have no extension); otherwise by extension.
-    const every = values.type === 'auto' ? null : inputType(values.type, input);
+    const every = values.type === 'auto' ? null : values.type === 'warc' ? 'warc' : inputType(values.type, input);
     const passOn = [
       ...(every === null ? [] : ['--type', every]),
       ...(values.base === undefined ? [] : ['--base', values.base]),
@@ -126,8 +134,10 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       '--resolver',
       values.resolver,
       ...(['explain', 'exact-base', 'fragments', 'lazy-load', 'content-location'] as const).filter((f) => values[f] === true).map((f) => `--${f}`),
+      ...warcPassOn(values),
     ];
-    return directoryCommand({ input, output: values.output, url: values.url, links: values.links, jobs: values.jobs, passOn, typeOf: (name) => every ?? EXTENSION_TYPES[extname(name).toLowerCase()] }, io);
+    const typeOf = (name: string): string | undefined => every ?? EXTENSION_TYPES[extname(name).toLowerCase()] ?? (isWarcName(name) ? 'warc' : undefined);
+    return directoryCommand({ input, output: values.output, url: values.url, links: values.links, jobs: values.jobs, passOn, typeOf }, io);
   }
   if (values.jobs !== undefined) throw new AbsError('--jobs applies to a directory INPUT only', 'ABS_ERR_USAGE');
   const type = inputType(values.type, input);
