@@ -82,6 +82,8 @@ export interface WarcSummary {
   readonly compressed: boolean | null;
   /** Records read (gaps not counted). */
   records: number;
+  /** Stretches of bytes that were no record, copied as they were (from ARC input: each in a `metadata` record). */
+  gaps: number;
   /** Records rewritten (replaced, or followed by a conversion record). */
   rewritten: number;
   /** References changed, over all records. */
@@ -167,7 +169,7 @@ const FRAMING_HEADERS = new Set(['transfer-encoding', 'content-encoding', 'conte
 export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>, options: WarcRewriteOptions = {}): AsyncGenerator<Buffer, WarcSummary> {
   const limits = resolveWarcLimits(options.warcLimits);
   const info: WarcReaderInfo = { format: null, compressed: null };
-  const summary: WarcSummary = { format: null, compressed: null, records: 0, rewritten: 0, references: 0, bytesIn: 0, bytesOut: 0, warnings: 0 };
+  const summary: WarcSummary = { format: null, compressed: null, records: 0, gaps: 0, rewritten: 0, references: 0, bytesIn: 0, bytesOut: 0, warnings: 0 };
   const session = new RecordRewriter(options, summary);
   let first = true;
   for await (const unit of readWarc(source, limits, info)) {
@@ -183,8 +185,10 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
     const outcomes: Array<RecordOutcome | null> = [];
     for (const item of unit.items) {
       if (item.kind === 'gap') {
+        summary.gaps++;
         session.warn({ code: 'warc-gap', message: `${item.bytes.length} bytes copied as they are: ${item.reason}`, offset: unit.offset });
-        outcomes.push(null);
+        // In WARC output from ARC input, bytes that were no ARC record are kept in a record of their own.
+        outcomes.push(info.format === 'arc' ? { replacement: session.gapRecord(item.bytes, item.reason), after: [] } : null);
       } else {
         summary.records++;
         outcomes.push(await session.record(item, unit.offset));
@@ -254,12 +258,26 @@ class RecordRewriter {
     ], block);
   }
 
+  /** A `metadata` record holding bytes of an ARC file that were no ARC record. */
+  gapRecord(bytes: Buffer, reason: string): Buffer {
+    return serializeRecord('WARC/1.0', [
+      ['WARC-Type', 'metadata'],
+      ['WARC-Record-ID', this.newId()],
+      ['WARC-Date', this.options.now ?? warcDateNow()],
+      ['Content-Type', 'application/octet-stream'],
+      ['WARC-Block-Digest', sha1Digest(bytes)],
+      ['X-Absolutize-Unparsed', reason.replace(/[\r\n]+/g, ' ')],
+    ], bytes);
+  }
+
   async record(item: Extract<WarcItem, { kind: 'record' }>, offset: number): Promise<RecordOutcome> {
     let header = item.header;
     let bytes: Buffer | null = null;
     if (item.format === 'arc') {
       // ARC → WARC: the record as a WARC record (always written anew), then rewritten like any other.
       const fields: Array<readonly [string, string]> = [...header.fields.filter(([n]) => n !== 'Content-Length'), ['WARC-Record-ID', this.newId()], ['WARC-Block-Digest', sha1Digest(item.block)]];
+      const head = field(header, 'WARC-Type') === 'response' ? parseHttpHead(item.block) : null;
+      if (head !== null) fields.push(['WARC-Payload-Digest', sha1Digest(item.block.subarray(head.length))]);
       header = { protocol: 'WARC/1.0', fields };
       bytes = serializeRecord('WARC/1.0', fields, item.block);
     }
