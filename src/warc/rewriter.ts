@@ -228,9 +228,11 @@ class RecordRewriter {
   private readonly rewrittenCaptures = new Set<string>();
   private readonly rewrittenDigests = new Set<string>();
   private readonly document: string;
+  private readonly limits: WarcLimits;
 
   constructor(options: WarcRewriteOptions, summary: WarcSummary) {
     this.options = options;
+    this.limits = resolveWarcLimits(options.warcLimits);
     this.summary = summary;
     this.newId = options.newRecordId ?? newRecordId;
     this.document = options.document ?? '-';
@@ -326,7 +328,7 @@ class RecordRewriter {
     let decoded: Buffer;
     try {
       const codings = parseContentEncoding(lastHeader(head, 'Content-Encoding'));
-      decoded = codings.length === 0 ? body : await decode(body, codings, resolveWarcLimits(this.options.warcLimits).maxWarcRecordBytes);
+      decoded = codings.length === 0 ? body : await decode(body, codings, this.limits.maxWarcRecordBytes);
       if (codings.length > 0) notes.push(`${codings.join(', ')} decoded`);
     } catch (err) {
       this.warn({ code: 'warc-record-not-rewritten', message: `${targetUri ?? '(no Target-URI)'}: ${(err as Error).message}: the record is copied`, offset, warcRecordId: id ?? undefined });
@@ -379,11 +381,16 @@ class RecordRewriter {
 
     this.summary.rewritten++;
     this.summary.references += counts.rewritten;
-    if (id !== null) this.rewrittenIds.add(id);
-    if (targetUri !== null && date !== null) this.rewrittenCaptures.add(`${targetUri} ${date}`);
     const payloadDigest = field(header, 'WARC-Payload-Digest');
-    if (payloadDigest !== undefined) this.rewrittenDigests.add(payloadDigest.toLowerCase());
-    this.rewrittenDigests.add(sha1Digest(body).toLowerCase());
+    if (this.rewrittenIds.size < this.limits.maxWarcRevisitIndex) {
+      if (id !== null) this.rewrittenIds.add(id);
+      if (targetUri !== null && date !== null) this.rewrittenCaptures.add(`${targetUri} ${date}`);
+      if (payloadDigest !== undefined) this.rewrittenDigests.add(`${targetUri} ${payloadDigest.toLowerCase()}`);
+      this.rewrittenDigests.add(`${targetUri} ${sha1Digest(body).toLowerCase()}`);
+    } else if (this.rewrittenIds.size === this.limits.maxWarcRevisitIndex) {
+      this.rewrittenIds.add('');
+      this.warn({ code: 'warc-record-not-rewritten', message: `more than ${this.limits.maxWarcRevisitIndex} records rewritten (maxWarcRevisitIndex): revisits of later ones are not reported as revisitOfRewritten`, offset });
+    }
 
     const finalBase = base as BaseDecision | null;
     const newId = this.newId();
@@ -452,14 +459,20 @@ class RecordRewriter {
     return { replacement, after: [metadata] };
   }
 
+  /**
+   * Whether a revisit's original was rewritten. The original is named by WARC-Refers-To (WARC 1.1 §5.11), else by
+   * WARC-Refers-To-Target-URI and -Date (§5.13–14), else, as replay tools look it up, by its Target-URI and
+   * payload digest (the identical-payload-digest profile, §6.7.2).
+   */
   private isRevisitOfRewritten(header: WarcHeader): boolean {
     const refersTo = field(header, 'WARC-Refers-To');
-    if (refersTo !== undefined && this.rewrittenIds.has(refersTo)) return true;
+    if (refersTo !== undefined) return this.rewrittenIds.has(refersTo);
     const uri = stripAngles(field(header, 'WARC-Refers-To-Target-URI'));
     const date = field(header, 'WARC-Refers-To-Date');
-    if (uri !== null && date !== undefined && this.rewrittenCaptures.has(`${uri} ${date}`)) return true;
+    if (uri !== null && date !== undefined) return this.rewrittenCaptures.has(`${uri} ${date}`);
     const digest = field(header, 'WARC-Payload-Digest');
-    return digest !== undefined && this.rewrittenDigests.has(digest.toLowerCase());
+    const target = uri ?? stripAngles(field(header, 'WARC-Target-URI'));
+    return digest !== undefined && this.rewrittenDigests.has(`${target} ${digest.toLowerCase()}`);
   }
 
   private keys(url: string | null): { surt?: string | null; normalized?: string | null } {
