@@ -21,6 +21,8 @@ export type AbsErrorCode =
   | 'ABS_ERR_HTTP_REDIRECT'
   | 'ABS_ERR_HTTP_ADDRESS_REFUSED'
   | 'ABS_ERR_HTTP_CONTENT_ENCODING'
+  // issue 11 (HTTP edges)
+  | 'ABS_ERR_HTTP_PROTOCOL'
   // WARC and ARC (src/warc)
   | 'ABS_ERR_WARC_FORMAT'
   | 'ABS_ERR_WARC_TRUNCATED';

@@ -82,6 +82,9 @@ function mergeLimits<T extends object>(defaults: T, user: { readonly [K in keyof
   for (const [name, value] of Object.entries(user)) {
     if (!(name in defaults)) throw new AbsError(`unknown limit ${JSON.stringify(name)}`, 'ABS_ERR_INVALID_OPTION');
     if (value === undefined) continue;
+    // A limit that is off by default (Infinity, e.g. deadlineMs) may be given as off again (resolved limits
+    // passed back in).
+    if (value === Infinity && (defaults as Record<string, number>)[name] === Infinity) continue;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
       throw new AbsError(`limit ${name} must be a positive integer, not ${String(value)}`, 'ABS_ERR_INVALID_OPTION');
     }
@@ -142,6 +145,14 @@ export interface HttpLimits {
    * @default 2
    */
   readonly maxConnectionsPerOrigin: number;
+  /**
+   * Milliseconds for the whole retrieval of one URL: every redirect, the headers and the body, from the first
+   * request to the body's last byte. Past it the retrieval fails (`ABS_ERR_HTTP_TIMEOUT`) and the document is
+   * incomplete. Threat: a server that trickles a byte just inside `bodyTimeoutMs`, or redirects slowly,
+   * holds a slot without end; the other timeouts bound one wait each, this bounds their sum.
+   * @default Infinity (none; a value above 2³¹−1 ms is none too)
+   */
+  readonly deadlineMs: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
@@ -153,6 +164,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
   maxDecompressedBytes: 1 << 28,
   maxConcurrentRequests: 8,
   maxConnectionsPerOrigin: 2,
+  deadlineMs: Infinity,
 });
 
 /** Merges user HTTP limits over the defaults, validating each: a positive safe integer. */

@@ -18,6 +18,7 @@ import { redactUrl } from '../http/credentials.ts';
 import { createFetchAgent, fetchDocument, httpStatusError } from '../http/fetch.ts';
 import type { FetchedDocument } from '../http/fetch.ts';
 import { outputFileName } from '../http/output-name.ts';
+import { escapeLines, jsonLine } from '../http/printable.ts';
 import { createResponseRewriter } from '../http/response-rewriter.ts';
 import { runScheduled } from '../http/schedule.ts';
 import { DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.ts';
@@ -48,6 +49,7 @@ export const FETCH_OPTIONS: {
   readonly 'max-decompressed-size': StringOption;
   readonly concurrency: StringOption;
   readonly 'per-host': StringOption;
+  readonly deadline: StringOption;
 } = {
   'input-list': { type: 'string' },
   'http-content-location': { type: 'boolean', default: false },
@@ -61,6 +63,7 @@ export const FETCH_OPTIONS: {
   'max-decompressed-size': { type: 'string' },
   concurrency: { type: 'string' },
   'per-host': { type: 'string' },
+  deadline: { type: 'string' },
 } as const;
 
 export const FETCH_HELP: string = `
@@ -78,6 +81,7 @@ Fetching URLs (INPUT is an http: or https: URL; several URLs, or --input-list, n
   --max-decompressed-size BYTES  body after gzip/deflate/br decoding (default ${DEFAULT_HTTP_LIMITS.maxDecompressedBytes})
   --concurrency N         URLs retrieved at once (default ${DEFAULT_HTTP_LIMITS.maxConcurrentRequests})
   --per-host N            of which to one host (default ${DEFAULT_HTTP_LIMITS.maxConnectionsPerOrigin})
+  --deadline MS           whole retrieval of one URL: redirects, headers and body (default none)
 `;
 
 /** The option values the URL path reads (the main command's parsed values). */
@@ -104,6 +108,7 @@ export interface FetchCommandValues {
   readonly 'max-decompressed-size'?: string | undefined;
   readonly concurrency?: string | undefined;
   readonly 'per-host'?: string | undefined;
+  readonly deadline?: string | undefined;
 }
 
 const URL_ARGUMENT = /^https?:\/\//i;
@@ -149,6 +154,7 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
     maxDecompressedBytes: integerOption(values, 'max-decompressed-size'),
     maxConcurrentRequests: integerOption(values, 'concurrency'),
     maxConnectionsPerOrigin: integerOption(values, 'per-host'),
+    deadlineMs: integerOption(values, 'deadline'),
   });
   const urls = [...positionals];
   if (values['input-list'] !== undefined) urls.push(...(await readInputList(values['input-list'])));
@@ -164,7 +170,7 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
   }
   if (directory !== null) await mkdir(directory, { recursive: true });
 
-  const progress = createProgress(io, batch);
+  const progress = escaping(createProgress(io, batch));
   const stderrIo: CliIo = { ...io, stderr: { write: (s: string) => (progress.line(s), true) } as unknown as NodeJS.WritableStream };
   let linksFile: AtomicFile | null = null;
   let links: Context['links'] = null;
@@ -198,17 +204,38 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
   return failed > 0 ? EXIT_INPUT : EXIT_OK;
 }
 
+/**
+ * Every line the URL path prints to standard error goes through here: server-supplied text in it (a reason
+ * phrase, a `Content-Type`, a `Location`, text quoted from the document) cannot drive the terminal.
+ */
+function escaping(progress: Progress): Progress {
+  return { update: (text) => progress.update(escapeLines(text)), line: (text) => progress.line(escapeLines(text)), done: () => progress.done() };
+}
+
 /** Retrieves and rewrites one URL; reports what went wrong on one line. Returns false if it failed. */
 async function retrieveOne(context: Context, url: string): Promise<boolean> {
+  try {
+    return await retrieveAndRewrite(context, url);
+  } catch (err) {
+    // Whatever was not foreseen is still one line with a code, and the batch goes on.
+    const code = err instanceof AbsError ? err.code : 'ABS_ERR_INPUT';
+    const message = `${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`;
+    context.progress.line(`absolutize: error [${code}] ${message}`);
+    context.links?.write(`${jsonLine({ document: redactUrl(url), error: code, message })}\n`);
+    return false;
+  }
+}
+
+async function retrieveAndRewrite(context: Context, url: string): Promise<boolean> {
   const { values, progress } = context;
   const fail = (err: unknown, document: FetchedDocument | null, extra = ''): false => {
     const code = err instanceof AbsError ? err.code : 'ABS_ERR_INPUT';
-    const where = document?.url ?? redactUrl(url);
+    const where = redactUrl(document?.url ?? url);
     let message = err instanceof Error ? err.message : String(err);
     if (err instanceof LimitExceededError) message = `${where}: ${message}: the document is incomplete${extra}`;
     else if (!message.includes(where) && !(err instanceof FetchError)) message = `${where}: ${message}`;
     progress.line(`absolutize: error [${code}] ${message}`);
-    context.links?.write(`${JSON.stringify({ document: where, error: code, message, redirects: chainOf(document, err) })}\n`);
+    context.links?.write(`${jsonLine({ document: where, error: code, message, redirects: chainOf(document, err) })}\n`);
     return false;
   };
 
@@ -226,7 +253,7 @@ async function retrieveOne(context: Context, url: string): Promise<boolean> {
     return fail(new FetchError(`${statusError.message} (body not written; --keep-error-bodies keeps it)`, statusError.code, statusError), document);
   }
 
-  const name = document.url;
+  const name = redactUrl(document.url);
   const honoured = values['http-content-location'] === true;
   const redirects = document.chain.length === 0 ? undefined : document.chain;
   const rewriter = createResponseRewriter(document, {
@@ -246,7 +273,7 @@ async function retrieveOne(context: Context, url: string): Promise<boolean> {
       context.links === null
         ? undefined
         : (r: ReferenceRecord) => {
-            context.links!.write(`${JSON.stringify({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
+            context.links!.write(`${jsonLine({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
           },
     onBase: values.explain === true ? (d: BaseDecision) => explain(context.stderrIo, name, d) : undefined,
   });
@@ -284,7 +311,7 @@ async function retrieveOne(context: Context, url: string): Promise<boolean> {
 
 /** `--explain` for a retrieved document: the redirect chain with statuses, before the base decision. */
 function explainRetrieval(context: Context, document: FetchedDocument): void {
-  const lines = [`absolutize: retrieved ${document.url} (HTTP ${document.status}${document.contentType.raw === null ? ', no Content-Type' : `, ${document.contentType.raw}`}${document.contentCodings.length > 0 ? `, ${document.contentCodings.join(', ')}` : ''})`];
+  const lines = [`absolutize: retrieved ${redactUrl(document.url)} (HTTP ${document.status}${document.contentType.raw === null ? ', no Content-Type' : `, ${document.contentType.raw}`}${document.contentCodings.length > 0 ? `, ${document.contentCodings.join(', ')}` : ''})`];
   if (document.chain.length === 0) lines.push('  no redirects');
   for (const hop of document.chain) lines.push(`  ${hop.status} ${hop.url} -> Location: ${hop.location}`);
   context.stderrIo.stderr.write(`${lines.join('\n')}\n`);

@@ -1,26 +1,11 @@
 /** Pure parts of src/http: address classes, file names, content codings, credentials, scheduling. */
 import { describe, expect, it } from 'vitest';
-import { isPrivateAddress } from './address-guard.ts';
 import { parseContentEncoding } from './content-decoding.ts';
 import { parseContentType, rewriteKindFor } from './content-type.ts';
-import { basicAuthorization, redactUrl } from './credentials.ts';
 import { outputFileName } from './output-name.ts';
 import { decodeLocation, nextRedirectUrl } from './redirect.ts';
 import { runScheduled } from './schedule.ts';
 import { toFetchError } from './fetch.ts';
-
-describe('isPrivateAddress', () => {
-  it.each([
-    ['127.0.0.1', true], ['127.255.0.9', true], ['10.1.2.3', true], ['172.16.0.1', true], ['172.31.255.255', true],
-    ['172.32.0.1', false], ['192.168.1.1', true], ['169.254.169.254', true], ['100.64.0.1', true], ['0.0.0.0', true],
-    ['224.0.0.1', true], ['255.255.255.255', true], ['8.8.8.8', false], ['93.184.215.14', false],
-    ['::1', true], ['[::1]', true], ['::', true], ['fe80::1', true], ['fd00::1', true], ['fc00::1', true],
-    ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:8.8.8.8', false], ['2606:4700::1111', false],
-    ['example.com', false],
-  ])('%s → %s', (address, expected) => {
-    expect(isPrivateAddress(address)).toBe(expected);
-  });
-});
 
 describe('outputFileName', () => {
   it('is readable, safe and unique, the same for the same URL', () => {
@@ -49,17 +34,6 @@ describe('content codings and types', () => {
     expect(parseContentType('Text/HTML; Charset="Shift_JIS"')).toEqual({ raw: 'Text/HTML; Charset="Shift_JIS"', essence: 'text/html', charset: 'Shift_JIS', boundary: undefined });
     expect(parseContentType('nonsense').essence).toBeNull();
     expect(['text/html', 'application/xhtml+xml', 'text/css', 'message/rfc822', 'multipart/related', 'image/png', null].map(rewriteKindFor)).toEqual(['html', 'xhtml', 'css', 'mime', 'mime', 'none', 'none']);
-  });
-});
-
-describe('credentials', () => {
-  it('are removed from every printed URL', () => {
-    expect(redactUrl('https://u:p@example.com/x')).toBe('https://example.com/x');
-    expect(redactUrl('https://u@example.com/x')).toBe('https://example.com/x');
-    expect(redactUrl('//u:p@example.com/x')).toBe('//example.com/x');
-    expect(redactUrl('/relative')).toBe('/relative');
-    expect(basicAuthorization(new URL('http://a%20b:p%40ss@x/'))).toBe(`Basic ${Buffer.from('a b:p@ss').toString('base64')}`);
-    expect(basicAuthorization(new URL('http://x/'))).toBeNull();
   });
 });
 

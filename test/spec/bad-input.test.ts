@@ -96,3 +96,40 @@ describe('streaming', () => {
     await new Promise((resolve) => stream.on('end', resolve));
   });
 });
+
+describe('undecodable bytes cost only the URL that holds them (issue 11)', () => {
+  const utf8 = (s: string): number[] => [...Buffer.from(s, 'utf8')];
+
+  it('a UTF-8 page labelled gb2312: every URL of <style>, style= and attributes is rewritten but one holding the bytes', async () => {
+    // "中 " in UTF-8 is E4 B8 AD 20: E4 B8 is a GBK character, AD 20 is not (a trail byte is 0x40-0xFE).
+    const css = ['.t{content:"', utf8('中 文'), '"} .a{background:url(a.png)} @import "b.css"; .c{background:url("', utf8('图 1.png'), '")}'];
+    const input = bytes('<meta charset=gb2312><style>', ...css, '</style><p style="font-family:\'', utf8('宋 体'), '\';background:url(p.png)">', '<a href="ok.html" title="', utf8('标 题'), '">x</a>');
+    const r = await run(input);
+    expect(r.codes).toEqual(['undecodable-value']);
+    expect(r.output).toEqual(
+      bytes(
+        '<meta charset=gb2312><style>', '.t{content:"', utf8('中 文'), '"} .a{background:url(http://example.com/d/a.png)} @import "http://example.com/d/b.css"; .c{background:url("', utf8('图 1.png'), '")}',
+        '</style><p style="font-family:\'', utf8('宋 体'), '\';background:url(http://example.com/d/p.png)">', '<a href="http://example.com/d/ok.html" title="', utf8('标 题'), '">x</a>',
+      ),
+    );
+  });
+
+  it('a windows-1252 byte in a UTF-8 page: the rest of the CSS and of a srcset is rewritten, the byte stays', async () => {
+    const input = bytes(
+      '<meta charset=utf-8><style>.a{content:"caf', [0xe9], '"} .b{background:url(b.png)}</style>',
+      '<p style="font-family:\'caf', [0xe9], '\';background:url(c.png)">',
+      '<img srcset="x.png 1x, caf', [0xe9], '.png 2x" src="', [0xe9], '/i.png" alt="caf', [0xe9], '">',
+      '<iframe srcdoc="<img src=\'caf', [0xe9], '.png\'><a href=\'s.html\'>"></iframe>',
+    );
+    const r = await run(input);
+    expect(r.codes).toEqual(['undecodable-value']);
+    expect(r.output).toEqual(
+      bytes(
+        '<meta charset=utf-8><style>.a{content:"caf', [0xe9], '"} .b{background:url(http://example.com/d/b.png)}</style>',
+        '<p style="font-family:\'caf', [0xe9], '\';background:url(http://example.com/d/c.png)">',
+        '<img srcset="http://example.com/d/x.png 1x, caf', [0xe9], '.png 2x" src="', [0xe9], '/i.png" alt="caf', [0xe9], '">',
+        '<iframe srcdoc="<img src=\'caf', [0xe9], '.png\'><a href=\'http://example.com/d/s.html\'>"></iframe>',
+      ),
+    );
+  });
+});
