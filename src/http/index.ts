@@ -8,4 +8,3 @@ export { redactUrl } from './credentials.ts';
 export { escapeControls } from './printable.ts';
 export { isPrivateAddress } from './address-guard.ts';
 export { outputFileName } from './output-name.ts';
-export { runScheduled } from './schedule.ts';
