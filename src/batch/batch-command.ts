@@ -6,7 +6,7 @@
  *
  * - Output of a path: OUTDIR/PATH for a relative path that stays below the manifest's directory, else
  *   OUTDIR/@root/ABSOLUTE-PATH; of a URL: OUTDIR/@url/NAME (NAME from the URL as `-o DIR` names it). Written to a
- *   temporary name in OUTDIR/.absolutize/tmp/SHARD/ and renamed; `--links` writes OUTPUT.links.jsonl first.
+ *   temporary name in OUTDIR/.absolutize/tmp/MANIFEST-SHARD/ and renamed; `--links` writes OUTPUT.links.jsonl first.
  *   An output that exists is done: `skipped` (`--force` redoes it).
  * - Shard I of N takes the inputs whose 0-based index (counting input lines only) is I mod N: `--shard I/N`, else
  *   SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT (or `--shards N`), JOB_COMPLETION_INDEX
@@ -195,11 +195,8 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
   if (!fromStdin && manifestDir === outDir) throw new AbsError(`-o ${values.output} is the manifest's directory: each relative input would be its own output`, 'ABS_ERR_USAGE');
   const shardTag = `${shard.index}-of-${shard.count}`;
   const state = join(outDir, '.absolutize');
-  const tmpDir = join(state, 'tmp', shardTag);
   try {
-    // A re-run of this shard removes what an earlier, killed attempt left.
-    await rm(tmpDir, { recursive: true, force: true });
-    await mkdir(tmpDir, { recursive: true });
+    await mkdir(state, { recursive: true });
   } catch (err) {
     throw new AbsError(`-o ${values.output}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
   }
@@ -210,7 +207,7 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
   let sha: string;
   try {
     if (fromStdin) {
-      manifestPath = join(tmpDir, `stdin.${randomBytes(8).toString('hex')}`);
+      manifestPath = join(state, `.stdin.${randomBytes(8).toString('hex')}.tmp`);
       liveTemporaryFiles.add(manifestPath);
       sha = await hashCopy(io.stdin as NodeJS.ReadableStream, createWriteStream(manifestPath));
     } else {
@@ -220,16 +217,25 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
   } catch (err) {
     throw new AbsError(`manifest ${manifestArg}: ${(err as Error).message}`, 'ABS_ERR_INPUT');
   }
-  const kept = join(state, `manifest-${sha}.txt`);
-  if ((await stat(kept).catch(() => null)) === null) {
-    const temp = join(tmpDir, `manifest.${randomBytes(8).toString('hex')}`);
-    await copyFile(manifestPath, temp);
-    await rename(temp, kept);
-  }
-  if (fromStdin) {
-    await unlink(manifestPath).catch(() => {});
-    liveTemporaryFiles.delete(manifestPath);
-    manifestPath = kept;
+  // Temporary files of this shard of this manifest: a re-run first removes what a killed attempt left. (Two runs
+  // of one shard of one manifest at the same time are not supported; different shards or manifests never meet.)
+  const tmpDir = join(state, 'tmp', `${sha.slice(0, 16)}-${shardTag}`);
+  try {
+    await rm(tmpDir, { recursive: true, force: true });
+    await mkdir(tmpDir, { recursive: true });
+    const kept = join(state, `manifest-${sha}.txt`);
+    if ((await stat(kept).catch(() => null)) === null) {
+      const temp = join(tmpDir, `manifest.${randomBytes(8).toString('hex')}`);
+      await copyFile(manifestPath, temp);
+      await rename(temp, kept);
+    }
+    if (fromStdin) {
+      await unlink(manifestPath).catch(() => {});
+      liveTemporaryFiles.delete(manifestPath);
+      manifestPath = kept;
+    }
+  } catch (err) {
+    throw new AbsError(`-o ${values.output}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
   }
 
   const statusFile = createWriteStream(join(state, `status-${shardTag}.jsonl`), { flags: 'a' });
