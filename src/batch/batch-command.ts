@@ -33,6 +33,7 @@ import type { CliIo } from '../cli/io.ts';
 import { report } from '../cli/io.ts';
 import { createProgress } from '../cli/progress.ts';
 import { settingsOf } from '../cli/absolutize-command.ts';
+import { createUrlJobRunner, hostKey } from '../cli/fetch-command.ts';
 import { validateEncodingLabel } from '../cli/options.ts';
 import type { FileJob, JobResult } from './job.ts';
 import { inputLines, readLines } from './lines.ts';
@@ -242,14 +243,15 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
   const progress = createProgress(io, true);
   const pool = createJobPool(jobs);
   const shardText = `${shard.index}/${shard.count}`;
-  let fetcher: Awaited<ReturnType<typeof urlFetcher>> | null = null;
+  // URL lines: retrieved on this thread (the network waits, the pool rewrites files), one agent for the run.
+  let fetcher: ReturnType<typeof createUrlJobRunner> | null = null;
   const byId = new Map<number, { input: string; output: string }>();
   async function* source(): AsyncGenerator<FileJob> {
     for await (const { index, text } of inputLines(readLines(createReadStream(manifestPath), `manifest ${manifestArg}`))) {
       if (index % shard.count !== shard.index) continue;
       const o = outputOf(text, manifestDir, outDir);
       const temp = (suffix: string): string => join(tmpDir, `${index}.${randomBytes(8).toString('hex')}${suffix}`);
-      if (o.url !== null) fetcher ??= await urlFetcher(io, progress, settings, charset, values.links);
+      if (o.url !== null) fetcher ??= createUrlJobRunner(io, progress, settings, charset, values.links);
       byId.set(index, { input: text, output: o.output });
       yield {
         id: index,
@@ -271,7 +273,7 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
       pool,
       progress,
       concurrency: jobs + DEFAULT_HTTP_LIMITS.maxConcurrentRequests,
-      keyOf: (job) => (job.type === 'url' ? `url:${hostOf(job.input as string)}` : ''),
+      keyOf: (job) => (job.type === 'url' ? `url:${hostKey(job.input as string)}` : ''),
       perKey: (key) => (key === '' ? jobs : DEFAULT_HTTP_LIMITS.maxConnectionsPerOrigin),
       runner: (job) => (job.type === 'url' ? fetcher!(job) : undefined),
       prepare: async (job) => {
@@ -290,21 +292,13 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
     });
   } finally {
     await pool.close();
-    await (fetcher as Awaited<ReturnType<typeof urlFetcher>> | null)?.close();
+    await (fetcher as ReturnType<typeof createUrlJobRunner> | null)?.close();
     statusFile.end();
     await finished(statusFile).catch(() => {});
   }
   await rm(tmpDir, { recursive: true, force: true });
   io.stderr.write(summaryLine(summary));
   return summary.transient > 0 ? EX_TEMPFAIL : summary.output > 0 ? EX_IOERR : summary.input > 0 ? EX_DATAERR : EX_OK;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
-  }
 }
 
 /** SHA-256 of a stream, copied into `copy` as it is read (when given). */
@@ -320,10 +314,4 @@ async function hashCopy(source: NodeJS.ReadableStream, copy: WriteStream | null)
   }
   if (copy !== null) await finished(copy);
   return hash.digest('hex');
-}
-
-/** URL lines: retrieved on this thread (the network waits, the pool rewrites files), one agent for the run. */
-async function urlFetcher(io: CliIo, progress: ReturnType<typeof createProgress>, settings: ReturnType<typeof settingsOf>, charset: string | undefined, links: boolean) {
-  const { createUrlJobRunner } = await import('../cli/fetch-command.ts');
-  return createUrlJobRunner(io, progress, settings, charset, links);
 }
