@@ -21,6 +21,7 @@ import type { AtomicFile } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { parseResolverName, validateEncodingLabel } from './options.ts';
+import { WARC_HELP, WARC_OPTIONS, isWarcFile, isWarcName, warcCommand, warcPassOn } from './warc-command.ts';
 
 export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
        absolutize DIR -o OUTDIR [options]
@@ -37,8 +38,8 @@ Options:
   --url URL               the URL the document was retrieved from (base layer 4; the document's own URL)
   --base URL              fallback base when nothing else gives one (base layer 5)
   -o, --output FILE       write here (atomically) instead of standard output; never over INPUT
-  --type TYPE             html, css, mime (mail, MHTML), mbox or auto (default: from the file extension —
-                          .css, .eml/.mht/.mhtml, .mbox — else html)
+  --type TYPE             html, css, mime (mail, MHTML), mbox, warc or auto (default: from the file extension —
+                          .css, .eml/.mht/.mhtml, .mbox, .warc/.arc[.gz] or WARC/ARC bytes — else html)
   --resolver NAME         browser (WHATWG URL, as Chromium; default) or rfc3986
   --charset LABEL         the document's encoding, as a transport charset would say (beats <meta>)
   --links FILE|-          write one JSON line per reference; "-" without -o prints only the report
@@ -54,6 +55,7 @@ Options:
   -V, --version           print the version
 
 ${FETCH_HELP}
+${WARC_HELP}
 Exit status: 0 success, 1 an input could not be processed, 2 usage error.
 
 Examples:
@@ -90,6 +92,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       'host-dirs': { type: 'boolean', default: false },
       scheme: { type: 'string' },
       ...FETCH_OPTIONS,
+      ...WARC_OPTIONS,
     },
   });
   if (isFetchInvocation(positionals, values)) {
@@ -101,6 +104,13 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   for (const [name, value] of [['--url', values.url], ['--base', values.base]] as const) {
     if (value !== undefined && !resolver.isValidBase(value)) {
       throw new AbsError(`${name} ${JSON.stringify(value)} is not an absolute URL`, 'ABS_ERR_INVALID_BASE');
+    }
+  }
+  // WARC and ARC: by --type warc, the extension, or the first bytes (src/cli/warc-command.ts).
+  if (positionals.length <= 1) {
+    const single = positionals[0] ?? '-';
+    if (!(await isDirectory(single)) && (values.type === 'warc' || (values.type === 'auto' && single !== '-' && (isWarcName(single) || (await isWarcFile(single)))))) {
+      return warcCommand(single, values, resolver, io);
     }
   }
   const scheme = values.scheme ?? 'https';
