@@ -206,6 +206,6 @@ async function rewrite(
     const e = err as NodeJS.ErrnoException;
     return fail(failureKindOfErrno(e.code, 'output'), 'ABS_ERR_OUTPUT', `${showPath(output)}: ${e.message}`);
   }
-  const stats = rewriter?.stats() ?? { records: 0, rewritten: 0 };
+  const stats = (await rewriter?.stats()) ?? { records: 0, rewritten: 0 };
   return result({ status: 'done', records: stats.records, rewritten: stats.rewritten, bytesIn, bytesOut, warnings, copied: rewriter === null });
 }

@@ -5,7 +5,7 @@
  * WARC/ARC: detected here (by extension and by first bytes) as the type `warc`; its rewriter is the per-file
  * entry point of src/warc, plugged in as one entry of `STREAM_REWRITERS` below when that module is present.
  */
-import type { Transform } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import type { BaseDecision } from '../base/base.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import { AbsError } from '../errors.ts';
@@ -85,9 +85,10 @@ export interface RewriteCallbacks {
 }
 
 export interface DocumentRewriter {
-  readonly stream: Transform;
-  /** Read when the stream has ended: documents or records rewritten (a message of an mbox, a WARC record), and references changed. */
-  stats(): { records: number; rewritten: number };
+  /** Bytes in, rewritten bytes out (a Transform; a WARC rewriter is a Duplex). */
+  readonly stream: Duplex;
+  /** Asked when the stream has ended: documents or records (a message of an mbox, a WARC record), and references changed. */
+  stats(): { records: number; rewritten: number } | Promise<{ records: number; rewritten: number }>;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { open, realpath } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { Writable } from 'node:stream';
-import type { Readable, Transform } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { BaseDecision } from '../base/base.ts';
@@ -25,6 +25,8 @@ import { WARC_HELP, WARC_OPTIONS, isWarcFile, isWarcName, warcCommand, warcPassO
 
 export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
        absolutize DIR -o OUTDIR [options]
+       absolutize FILE... -o OUTDIR [options]
+       absolutize batch MANIFEST -o OUTDIR [options]   (see absolutize batch --help)
        absolutize URL... [-o FILE|DIR] [options]
 
 Rewrites every relative URL reference of an HTML or CSS document, a mail message, an MHTML file or an mbox
@@ -46,7 +48,9 @@ Options:
   --fragments             absolutize fragment-only references (href="#x") too
   --lazy-load             also rewrite data-src, data-srcset and data-original
   --content-location      mail/MHTML: also write relative Content-Location headers as absolute URLs
-  --jobs N                DIR: files rewritten at once (default: the number of cores)
+  --jobs N                DIR, FILE...: files rewritten at once (default: the number of cores)
+  --host-dirs             DIR is a wget/HTTrack mirror: its first directories are hosts
+                          (DIR/example.com/a.html is https://example.com/a.html; --scheme http for http:)
   -h, --help              this help
   -V, --version           print the version
 
@@ -161,7 +165,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   }
   // `part`: null for HTML and CSS; the MIME section path ("2.1") in a message; "MESSAGE:PATH" in an mbox
   // ("3:2.1" is part 2.1 of the third message).
-  let rewriter: Transform;
+  let rewriter: Duplex;
   try {
     rewriter = createDocumentRewriter(type, settingsOf(values, charset), {
       onReference: links === null ? undefined : (r, part) => links.write(linkLine(documentName, r, part)),
