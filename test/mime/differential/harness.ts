@@ -302,6 +302,12 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
           failures.push({ check: 'stream', detail: `${how}: ${firstDifference(based, r.output)}` });
           break;
         }
+        // The same warnings, with the same codes, for the same parts, however the input is cut.
+        const codes = (x: Run): string => x.warnings.map((w) => `${w.code}@${w.part}`).sort().join(' ');
+        if (r !== null && codes(r) !== codes(basedRun)) {
+          failures.push({ check: 'stream', detail: `${how}: warnings ${codes(r) || 'none'}, whole: ${codes(basedRun) || 'none'}` });
+          break;
+        }
       }
     }
     if (aWhole !== null) {
