@@ -15,7 +15,7 @@ import { createMboxRewriter } from '../../../src/mime/stream.ts';
 import type { MboxRewriteOptions } from '../../../src/mime/stream.ts';
 import { CHUNK_SEED, randomChunks, seededRandom } from '../../helpers/chunks.ts';
 import { sharedPath } from '../../helpers/shared.ts';
-import { DELIBERATE } from './deliberate.ts';
+import { COMPAT32, DELIBERATE } from './deliberate.ts';
 import { checkCases, describeFailures, firstDifference, runOracle, runOurs, summarize, WATCHDOG_MS } from './harness.ts';
 import type { CaseOutcome } from './harness.ts';
 import { FAMILY, ofFamily } from './mutator.ts';
@@ -41,7 +41,7 @@ const groups = [...new Set(corpus.map((c) => c.group))];
 const outcomes = new Map<string, CaseOutcome[]>();
 const results = checkCases(
   corpus.map((c) => ({ id: c.id, input: readFileSync(c.file), warn: null })),
-  { randomRuns: SWEEP ? 8 : 2, bytewiseMax: SWEEP ? 1 << 16 : 2048, seed: CHUNK_SEED, deliberate: DELIBERATE },
+  { randomRuns: SWEEP ? 8 : 2, bytewiseMax: SWEEP ? 1 << 16 : 2048, seed: CHUNK_SEED, deliberate: DELIBERATE, compat32: COMPAT32 },
 ).then((all) => {
   all.forEach((o, k) => {
     const group = corpus[k]!.group;

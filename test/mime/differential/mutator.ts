@@ -194,6 +194,7 @@ export function generateCases(seed: number): MutationCase[] {
   add('boundary-comment', 'unquoted', sub(mixed, 'boundary="B1"', 'boundary=B1 (comment); x-other=1'), null, 'boundary=B1 (comment); another parameter');
   add('boundary-rfc2231', 'mixed', sub(mixed, 'boundary="B1"', "boundary*=us-ascii''B1"), null, "RFC 2231 boundary*=us-ascii''B1");
   add('boundary-rfc2231', 'continuation', sub(mixed, 'boundary="B1"', 'boundary*0="B"; boundary*1="1"'), null, 'RFC 2231 continuations boundary*0, boundary*1');
+  add('boundary-unquoted-equals', 'mixed', mixed.replace(/B1/g, '----=_NextPart_000_0093_01C81419.EB75E850').replace('boundary="----=_NextPart_000_0093_01C81419.EB75E850"', 'boundary=----=_NextPart_000_0093_01C81419.EB75E850'), FAMILY.boundary, 'boundary=----=_NextPart_… unquoted (an "=" in a token), read as compat32 reads it (deliberate.ts)');
   add('boundary-prefix', 'related', related.replace(/\bA1\b/g, 'R1x'), null, 'inner boundary "R1x" begins with the outer "R1"');
   add('boundary-with-space', 'mixed', mixed.replace(/B1/g, 'B 1 (x)'), null, 'boundary "B 1 (x)": spaces and parentheses, quoted');
   add('no-boundary-parameter', 'mixed', sub(mixed, '; boundary="B1"', ''), FAMILY.boundary, 'multipart/mixed with no boundary: a leaf, nothing inside is HTML');
