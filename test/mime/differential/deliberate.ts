@@ -4,7 +4,7 @@
  * difference is never silent. README's MIME section mirrors this table.
  */
 import { FAMILY } from './mutator.ts';
-import type { Deliberate } from './harness.ts';
+import type { Compat32, Deliberate } from './harness.ts';
 
 export const DELIBERATE: readonly Deliberate[] = [
   {
@@ -36,5 +36,17 @@ export const DELIBERATE: readonly Deliberate[] = [
     checks: ['warn'],
     withWarning: FAMILY.encodedMessage,
     why: 'a message/rfc822 part with a base64 or quoted-printable transfer encoding (RFC 2046 §5.2.1 forbids it) passes through whole; Python parses its encoded text as a message (and records a missing header/body separator in it)',
+  },
+];
+
+/**
+ * Messages read as Python's compat32 policy reads them, not policy default: the only place the two policies
+ * disagree on structure in the corpus and the mutations (compared with `scripts/mime-oracle.py --compat32`).
+ */
+export const COMPAT32: readonly Compat32[] = [
+  {
+    ids: /^(mikel-mail\/mime_emails\/raw_email_with_illegal_boundary\.eml|mikel-mail\/mime_emails\/raw_email_with_binary_encoded\.eml|mikel-mail\/plain_emails\/raw_email_bad_time\.eml|boundary-unquoted-equals\/)/,
+    withWarning: [...FAMILY.boundary, ...FAMILY.contentType],
+    why: 'an unquoted boundary with "=" in it (boundary=----=_NextPart_…; RFC 2045 §5.1 wants it quoted) is the whole token, as compat32, mailsplit and the producers read it (TMail\'s own test of raw_email_with_illegal_boundary: multipart, boundary "----=_NextPart_000_0093_01C81419.EB75E850"); policy default cuts it at the "=" and finds no part. A warning says the parameter was malformed',
   },
 ];

@@ -59,8 +59,20 @@ export interface OracleResult {
   readonly file: string;
 }
 
-/** Python's view of each message, one process for the whole batch. */
-export function runOracle(messages: readonly Buffer[]): OracleResult[] {
+/**
+ * Python's view of each message: policy default, or compat32 where `compat32[i]` (deliberate.ts says where and
+ * why); one process per policy for the whole batch.
+ */
+export function runOracle(messages: readonly Buffer[], compat32: readonly boolean[] = []): OracleResult[] {
+  const results: OracleResult[] = new Array<OracleResult>(messages.length);
+  for (const policy of [false, true]) {
+    const indices = messages.map((_m, i) => i).filter((i) => (compat32[i] ?? false) === policy);
+    runOracleBatch(indices.map((i) => messages[i]!), policy).forEach((r, k) => (results[indices[k]!] = r));
+  }
+  return results;
+}
+
+function runOracleBatch(messages: readonly Buffer[], compat32: boolean): OracleResult[] {
   if (messages.length === 0) return [];
   const dir = mkdtempSync(join(tmpdir(), 'mime-diff-'));
   try {
@@ -70,7 +82,7 @@ export function runOracle(messages: readonly Buffer[]): OracleResult[] {
       return p;
     });
     writeFileSync(join(dir, 'list.txt'), paths.join('\n') + '\n');
-    const out = execFileSync(PYTHON, [ORACLE, '--list', join(dir, 'list.txt')], { maxBuffer: 1 << 30 }).toString('utf8');
+    const out = execFileSync(PYTHON, [ORACLE, ...(compat32 ? ['--compat32'] : []), '--list', join(dir, 'list.txt')], { maxBuffer: 1 << 30 }).toString('utf8');
     const results = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as OracleResult);
     if (results.length !== messages.length) throw new Error(`oracle: ${results.length} results for ${messages.length} messages`);
     return results;
@@ -226,6 +238,13 @@ export interface Deliberate {
   readonly why: string;
 }
 
+export interface Compat32 {
+  readonly ids: RegExp;
+  /** The warning (code contains one of the words) that must be given. */
+  readonly withWarning: readonly string[];
+  readonly why: string;
+}
+
 export interface CaseOutcome {
   readonly id: string;
   readonly failures: Failure[];
@@ -239,6 +258,8 @@ export interface CheckOptions {
   readonly bytewiseMax: number;
   readonly seed: number;
   readonly deliberate: readonly Deliberate[];
+  /** Cases read with Python's compat32 policy instead of default (deliberate.ts, COMPAT32). */
+  readonly compat32?: readonly Compat32[];
   /** The stream under test. @default createMimeRewriter */
   readonly factory?: RewriterFactory;
   /** @default WATCHDOG_MS */
@@ -249,7 +270,8 @@ const KINDS = new Set(['text/html', 'application/xhtml+xml', 'text/css']);
 
 /** Runs every check on every case: two oracle batches (inputs, then our outputs), our runs in between. */
 export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions): Promise<CaseOutcome[]> {
-  const before = runOracle(cases.map((c) => c.input));
+  const compat = cases.map((c) => opts.compat32?.find((x) => x.ids.test(c.id)));
+  const before = runOracle(cases.map((c) => c.input), compat.map((x) => x !== undefined));
   const random = seededRandom(opts.seed);
   const states: Array<{ failures: Failure[]; based: Buffer | null; warnings: string[]; run: Run | null }> = [];
   for (const [i, c] of cases.entries()) {
@@ -302,6 +324,12 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
           failures.push({ check: 'stream', detail: `${how}: ${firstDifference(based, r.output)}` });
           break;
         }
+        // The same warnings, with the same codes, for the same parts, however the input is cut.
+        const codes = (x: Run): string => x.warnings.map((w) => `${w.code}@${w.part}`).sort().join(' ');
+        if (r !== null && codes(r) !== codes(basedRun)) {
+          failures.push({ check: 'stream', detail: `${how}: warnings ${codes(r) || 'none'}, whole: ${codes(basedRun) || 'none'}` });
+          break;
+        }
       }
     }
     if (aWhole !== null) {
@@ -330,7 +358,7 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
   }
   // (c) and (d): Python reads our output with a base.
   const outputs = states.map((s, k) => s.based ?? cases[k]!.input);
-  const after = runOracle(outputs);
+  const after = runOracle(outputs, compat.map((x) => x !== undefined));
   return cases.map((c, i) => {
     const { failures, warnings, based } = states[i]!;
     const py = before[i]!;
@@ -345,6 +373,7 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
     if (py.entities !== undefined) {
       const families: Array<[string, readonly string[]]> = [];
       if (c.warn !== null) families.push(['injected', c.warn]);
+      if (compat[i] !== undefined) families.push(['read as compat32 reads', compat[i].withWarning]);
       for (const e of py.entities) {
         for (const d of e.defects) {
           const family = DEFECT_FAMILY[d] ?? (isKind(e) ? BODY_DEFECT_FAMILY[d] : undefined);

@@ -19,7 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHUNK_SEED } from '../../helpers/chunks.ts';
-import { DELIBERATE } from './deliberate.ts';
+import { COMPAT32, DELIBERATE } from './deliberate.ts';
 import { checkCases, describeFailures, summarize } from './harness.ts';
 import type { CaseOutcome } from './harness.ts';
 import { generateCases } from './mutator.ts';
@@ -38,7 +38,7 @@ if (dump !== undefined) {
 }
 const outcomes = new Map<string, CaseOutcome[]>();
 
-const results = checkCases(unique, { randomRuns: SWEEP ? 12 : 2, bytewiseMax: SWEEP ? 1 << 16 : 4096, seed: CHUNK_SEED, deliberate: DELIBERATE }).then((all) => {
+const results = checkCases(unique, { randomRuns: SWEEP ? 12 : 2, bytewiseMax: SWEEP ? 1 << 16 : 4096, seed: CHUNK_SEED, deliberate: DELIBERATE, compat32: COMPAT32 }).then((all) => {
   const byId = new Map(all.map((o) => [o.id, o]));
   for (const c of unique) {
     const list = outcomes.get(c.mutation) ?? [];

@@ -90,7 +90,7 @@ export function templates(): Array<{ name: string; text: string }> {
     `${HEAD}Content-Type: multipart/related; boundary="R1"; type="text/html"\nContent-Location: http://loc.example/site/index/\n\n` +
     `--R1\nContent-Type: multipart/alternative; boundary="A1"\n\n` +
     `--A1\nContent-Type: text/plain; charset=utf-8\n\n${plain()}` +
-    `--A1\nContent-Type: text/html; charset=utf-8\nContent-Location: page/main.html\nContent-Transfer-Encoding: quoted-printable\n\n${html(' soft=\nbreak')}` +
+    `--A1\nContent-Type: text/html; charset=utf-8\nContent-Location: page/main.html\nContent-Transfer-Encoding: quoted-printable\n\n${qp(html(' soft'))}` +
     `--A1--\n` +
     `--R1\nContent-Type: text/css\nContent-Base: http://base.example/css/\n\n${css()}` +
     `--R1\nContent-Type: message/rfc822\nContent-Disposition: attachment\n\n` +
@@ -109,6 +109,11 @@ export function templates(): Array<{ name: string; text: string }> {
     { name: 'single', text: single },
     { name: 'bare', text: bare },
   ];
+}
+
+/** Quoted-printable text: "=" escaped, and a soft line break after " soft" (RFC 2045 §6.7 rule 5). */
+function qp(text: string): string {
+  return text.replace(/=/g, '=3D').replace(' soft', ' soft=\nbreak');
 }
 
 function base64Lines(text: string): string {
@@ -189,6 +194,7 @@ export function generateCases(seed: number): MutationCase[] {
   add('boundary-comment', 'unquoted', sub(mixed, 'boundary="B1"', 'boundary=B1 (comment); x-other=1'), null, 'boundary=B1 (comment); another parameter');
   add('boundary-rfc2231', 'mixed', sub(mixed, 'boundary="B1"', "boundary*=us-ascii''B1"), null, "RFC 2231 boundary*=us-ascii''B1");
   add('boundary-rfc2231', 'continuation', sub(mixed, 'boundary="B1"', 'boundary*0="B"; boundary*1="1"'), null, 'RFC 2231 continuations boundary*0, boundary*1');
+  add('boundary-unquoted-equals', 'mixed', mixed.replace(/B1/g, '----=_NextPart_000_0093_01C81419.EB75E850').replace('boundary="----=_NextPart_000_0093_01C81419.EB75E850"', 'boundary=----=_NextPart_000_0093_01C81419.EB75E850'), FAMILY.boundary, 'boundary=----=_NextPart_… unquoted (an "=" in a token), read as compat32 reads it (deliberate.ts)');
   add('boundary-prefix', 'related', related.replace(/\bA1\b/g, 'R1x'), null, 'inner boundary "R1x" begins with the outer "R1"');
   add('boundary-with-space', 'mixed', mixed.replace(/B1/g, 'B 1 (x)'), null, 'boundary "B 1 (x)": spaces and parentheses, quoted');
   add('no-boundary-parameter', 'mixed', sub(mixed, '; boundary="B1"', ''), FAMILY.boundary, 'multipart/mixed with no boundary: a leaf, nothing inside is HTML');
@@ -250,7 +256,8 @@ export function generateCases(seed: number): MutationCase[] {
   // Odds and ends.
   add('mbox-from-line-start', 'single', `From ann@example.org Mon Nov 23 10:00:00 2026\n${single}`, null, 'a message that starts with a Unix From_ line');
   add('nul-bytes', 'mixed', sub(mixed, 'and must stay as it is.', 'and must\0stay\0as it is.'), null, 'NUL bytes in a text/plain body');
-  add('qp-html-soft-break-in-url', 'related', sub(related, /<p>Intro <a href="probe\/(\d+)">/, '<p>Intro <a href="pro=\nbe/$1">'), null, 'quoted-printable HTML with a soft line break inside a probe URL');
+  add('qp-html-soft-break-in-url', 'related', sub(related, /<p>Intro <a href=3D"probe\/(\d+)">/, '<p>Intro <a href=3D"pro=\nbe/$1">'), null, 'quoted-printable HTML with a soft line break inside a probe URL');
+  add('qp-unescaped-equals', 'related', sub(related, /(Content-Transfer-Encoding: quoted-printable\n\n)([^]*?)(?=--A1--)/, '$1').replace(/(Content-Transfer-Encoding: quoted-printable\n\n)(?=--A1--)/, (_m, h: string) => h + /Content-Transfer-Encoding: quoted-printable\n\n([^]*?)(?=--A1--)/.exec(related)![1]!.replace(/=3D/g, '=')), null, 'quoted-printable HTML with bare "=" signs, as RFC 2557\'s own examples have');
   add('empty-parts', 'mixed', sub(mixed, '--B1--', '--B1\n--B1\nContent-Type: text/html\n\n--B1--'), null, 'an empty part (no headers, no body) and an HTML part with an empty body');
 
   // More structure traps.
