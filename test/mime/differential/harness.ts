@@ -234,7 +234,7 @@ export interface Deliberate {
   /** Which case ids (regex) and checks it covers. */
   readonly ids: RegExp;
   readonly checks: readonly CheckName[];
-  /** The warning (code contains one of the words) that must accompany the difference. */
+  /** The warning (code contains one of the words) that must accompany the difference; [] when nothing is wrong with the input. */
   readonly withWarning: readonly string[];
   readonly why: string;
 }
@@ -387,7 +387,7 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
     // Deliberate differences: excused when the case and check match and the warning was given.
     const excused: Failure[] = [];
     const kept = failures.filter((f) => {
-      const d = opts.deliberate.find((x) => x.ids.test(c.id) && x.checks.includes(f.check) && warnings.some((w) => ofFamily(w, x.withWarning)));
+      const d = opts.deliberate.find((x) => x.ids.test(c.id) && x.checks.includes(f.check) && (x.withWarning.length === 0 || warnings.some((w) => ofFamily(w, x.withWarning))));
       if (d !== undefined) excused.push(f);
       return d === undefined;
     });
