@@ -282,7 +282,9 @@ const noop = (): void => {};
 const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
   createDocument: () => ({ tagName: '#document', namespaceURI: NS.HTML, attrs: NO_ATTRS, mode: html.DOCUMENT_MODE.NO_QUIRKS }),
   createDocumentFragment: () => ({ tagName: '#document-fragment', namespaceURI: NS.HTML, attrs: NO_ATTRS }),
-  createElement: (tagName, namespaceURI, attrs) => ({ tagName, namespaceURI, attrs }),
+  // Only annotation-xml's attributes are read back (its `encoding`); a formatting element's are kept by parse5
+  // with its token.
+  createElement: (tagName, namespaceURI, attrs) => ({ tagName, namespaceURI, attrs: tagName === 'annotation-xml' ? attrs : NO_ATTRS }),
   createCommentNode: () => COMMENT,
   createTextNode: () => COMMENT,
   appendChild: noop,
