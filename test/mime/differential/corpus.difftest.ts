@@ -10,13 +10,13 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMboxRewriter } from '../../../src/mime/stream.ts';
 import type { MboxRewriteOptions } from '../../../src/mime/stream.ts';
 import { CHUNK_SEED, randomChunks, seededRandom } from '../../helpers/chunks.ts';
 import { sharedPath } from '../../helpers/shared.ts';
 import { COMPAT32, DELIBERATE } from './deliberate.ts';
-import { checkCases, describeFailures, firstDifference, runOracle, runOurs, summarize, WATCHDOG_MS } from './harness.ts';
+import { checkCases, describeGroups, firstDifference, runOracle, runOurs, WATCHDOG_MS } from './harness.ts';
 import type { CaseOutcome } from './harness.ts';
 import { FAMILY, ofFamily } from './mutator.ts';
 
@@ -49,19 +49,7 @@ const results = checkCases(
   });
 });
 
-describe(`MIME differential, corpus and RFC examples (${corpus.length} messages, CHUNK_SEED=${CHUNK_SEED})`, () => {
-  it.each(groups)('%s', async (group) => {
-    await results;
-    const mine = outcomes.get(group)!;
-    expect(mine.length).toBeGreaterThan(0);
-    const failed = mine.filter((o) => o.failures.length > 0);
-    expect(failed.length, `${failed.length}/${mine.length} messages fail:\n${describeFailures(failed)}`).toBe(0);
-  });
-
-  afterAll(() => {
-    process.stdout.write(`\nMIME differential, corpus: failing messages per check (a b c d = issue 10's four checks)\n${summarize(outcomes)}\n`);
-  });
-});
+describeGroups(`MIME differential, corpus and RFC examples (${corpus.length} messages, CHUNK_SEED=${CHUNK_SEED})`, 'messages', groups, results, outcomes);
 
 describe('RFC 2557 §9.6 as printed (no empty line after the nested multiparts\' headings)', () => {
   const input = readFileSync(sharedPath('conformance/rfc2557/rfc2557-9.6-nested-verbatim.eml'));

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Transform } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import { browserResolver } from '../../../src/uri/index.ts';
 import type { Resolver } from '../../../src/uri/index.ts';
 import { createMimeRewriter } from '../../../src/mime/stream.ts';
@@ -233,7 +234,7 @@ export interface Deliberate {
   /** Which case ids (regex) and checks it covers. */
   readonly ids: RegExp;
   readonly checks: readonly CheckName[];
-  /** The warning (code contains one of the words) that must accompany the difference. */
+  /** The warning (code contains one of the words) that must accompany the difference; [] when nothing is wrong with the input. */
   readonly withWarning: readonly string[];
   readonly why: string;
 }
@@ -386,7 +387,7 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
     // Deliberate differences: excused when the case and check match and the warning was given.
     const excused: Failure[] = [];
     const kept = failures.filter((f) => {
-      const d = opts.deliberate.find((x) => x.ids.test(c.id) && x.checks.includes(f.check) && warnings.some((w) => ofFamily(w, x.withWarning)));
+      const d = opts.deliberate.find((x) => x.ids.test(c.id) && x.checks.includes(f.check) && (x.withWarning.length === 0 || warnings.some((w) => ofFamily(w, x.withWarning))));
       if (d !== undefined) excused.push(f);
       return d === undefined;
     });
@@ -456,4 +457,24 @@ export function summarize(groups: ReadonlyMap<string, readonly CaseOutcome[]>): 
 export function describeFailures(outcomes: readonly CaseOutcome[], max = 12): string {
   const lines = outcomes.flatMap((o) => o.failures.map((f) => `${o.id} [${f.check}] ${f.detail}`));
   return lines.slice(0, max).join('\n') + (lines.length > max ? `\n… and ${lines.length - max} more` : '');
+}
+
+/**
+ * One test per group (mutation class, corpus folder), each failing with its cases' failures; the summary table
+ * is printed once all have run.
+ */
+export function describeGroups(title: string, noun: string, groups: readonly string[], done: Promise<unknown>, outcomes: ReadonlyMap<string, readonly CaseOutcome[]>): void {
+  describe(title, () => {
+    it.each(groups)('%s', async (group) => {
+      await done;
+      const mine = outcomes.get(group)!;
+      expect(mine.length).toBeGreaterThan(0);
+      const failed = mine.filter((o) => o.failures.length > 0);
+      expect(failed.length, `${failed.length}/${mine.length} ${noun} fail:\n${describeFailures(failed)}`).toBe(0);
+    });
+
+    afterAll(() => {
+      process.stdout.write(`\n${title}: failing ${noun} per check (a b c d = issue 10's four checks)\n${summarize(outcomes)}\n`);
+    });
+  });
 }

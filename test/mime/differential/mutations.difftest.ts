@@ -17,10 +17,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
 import { CHUNK_SEED } from '../../helpers/chunks.ts';
 import { COMPAT32, DELIBERATE } from './deliberate.ts';
-import { checkCases, describeFailures, summarize } from './harness.ts';
+import { checkCases, describeGroups } from './harness.ts';
 import type { CaseOutcome } from './harness.ts';
 import { generateCases } from './mutator.ts';
 
@@ -48,16 +47,4 @@ const results = checkCases(unique, { randomRuns: SWEEP ? 12 : 2, bytewiseMax: SW
   return all;
 });
 
-describe(`MIME differential, mutations (${unique.length} messages, CHUNK_SEED=${CHUNK_SEED})`, () => {
-  it.each(mutations)('%s', async (mutation) => {
-    await results;
-    const mine = outcomes.get(mutation)!;
-    expect(mine.length).toBeGreaterThan(0);
-    const failed = mine.filter((o) => o.failures.length > 0);
-    expect(failed.length, `${failed.length}/${mine.length} cases fail:\n${describeFailures(failed)}`).toBe(0);
-  });
-
-  afterAll(() => {
-    process.stdout.write(`\nMIME differential, mutations: failing cases per check (a b c d = issue 10's four checks)\n${summarize(outcomes)}\n`);
-  });
-});
+describeGroups(`MIME differential, mutations (${unique.length} messages, CHUNK_SEED=${CHUNK_SEED})`, 'cases', mutations, results, outcomes);

@@ -26,8 +26,8 @@ export interface MutationCase {
 /**
  * Warning code families: a code is of a family when it contains one of its words. The structure families name
  * no code in particular (the scanner picks the names); they only need the code to say what kind of defect it is.
- * Every family but `charset` also needs the code to start with `mime-` (a charset problem may be reported by the
- * HTML or CSS layer).
+ * Every family but `charset` and `badLocation` also needs the code to start with `mime-` (those two may be reported
+ * by the HTML, CSS or base layer).
  */
 export const FAMILY = {
   separator: ['separator', 'header-body', 'blank-line'],
@@ -35,6 +35,8 @@ export const FAMILY = {
   boundary: ['boundary', 'delimiter'],
   decode: ['undecodable', 'base64', 'decode'],
   charset: ['charset', 'unknown-encoding', 'encoding-unknown', 'encoding-not-rewritable'],
+  /** A Content-Location / Content-Base that is not a URL (reported by the base layer, or the MIME layer). */
+  badLocation: ['invalid-base-layer', 'base-layer', 'location', 'not-a-url', 'invalid-url'],
   depth: ['depth'],
   limit: ['limit', 'too-large', 'too-long', 'structure-error'],
   contentType: ['content-type', 'media-type'],
@@ -45,7 +47,7 @@ export const FAMILY = {
 
 /** True when warning `code` is of the family `words`. */
 export function ofFamily(code: string, words: readonly string[]): boolean {
-  return (code.startsWith('mime-') || words === FAMILY.charset) && words.some((w) => code.includes(w));
+  return (code.startsWith('mime-') || words === FAMILY.charset || words === FAMILY.badLocation) && words.some((w) => code.includes(w));
 }
 
 let probeCounter = 0;
@@ -271,6 +273,8 @@ export function generateCases(seed: number): MutationCase[] {
   add('no-preamble-no-final-eol', 'mixed', sub(mixed, /This is a preamble .*\n/, '').replace(/--B1--\nEpilogue.*\n$/, '--B1--'), null, 'the first delimiter right after the header block, and the close delimiter with no line break after it');
   add('unknown-transfer-encoding', 'mixed', sub(mixed, 'Content-Transfer-Encoding: 7bit', 'Content-Transfer-Encoding: x-custom'), FAMILY.transferEncoding, 'HTML part with an unknown Content-Transfer-Encoding');
   add('content-location-cid', 'single', sub(single, 'Content-Location: http://loc.example/single/doc.html', 'Content-Location: cid:part1@example.org'), null, 'a cid: Content-Location is a label, not a base');
+  add('content-location-not-url', 'related', sub(related, 'Content-Location: page/main.html', 'Content-Location: http://[not a host]/x.html'), FAMILY.badLocation, 'a Content-Location that is not a URL: ignored (the enclosing base applies), with a warning');
+  add('message-partial-external', 'mixed', `${HEAD}Content-Type: multipart/mixed; boundary="P"\n\n--P\nContent-Type: message/partial; id="frag@example.org"; number=1; total=2\n\nSubject: original\nContent-Type: text/html\n\n${html()}--P\nContent-Type: message/external-body; access-type=URL; URL="http://external.example/x.html"\n\nContent-Type: text/html\n\n${html()}--P--\n`, null, 'message/partial and message/external-body holding HTML (deliberate.ts: leaves)');
   add('headers-only', 'single', `${HEAD}Content-Type: text/html\nContent-Location: http://loc.example/x/`, null, 'a message that is a header block with no empty line and no body');
   add('empty-input', 'empty', Buffer.alloc(0), null, 'zero bytes');
 
