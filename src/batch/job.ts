@@ -159,6 +159,8 @@ async function rewrite(
           warnings++;
           stderr.write(warningLine(job.name, w, part));
         },
+        document: job.name,
+        onLinkLine: linkStream === undefined ? undefined : (line) => linkStream.write(`${JSON.stringify(line)}\n`),
         onBase: job.settings.explain ? (d, what) => explain({ stderr } as never, what === null ? job.name : `${job.name} ${what}`, d) : undefined,
       });
     }
