@@ -5,6 +5,7 @@
  * WARC/ARC: detected here (by extension and by first bytes) as the type `warc`; its rewriter is the per-file
  * entry point of src/warc (createWarcRewriter), one entry of `STREAM_REWRITERS` below.
  */
+import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { BaseDecision } from '../base/base.ts';
 import { createCssRewriter } from '../css/stream.ts';
@@ -91,6 +92,22 @@ export interface RewriteCallbacks {
   /** WARC: the input's name (the `document` of its report lines), and each report line as it is (record, reference, redirect). */
   readonly document?: string | undefined;
   readonly onLinkLine?: ((line: WarcLinkLine) => void) | undefined;
+  /**
+   * Records this rewrite writes (a WARC's warcinfo, conversion and metadata records) take their ids and date
+   * from the input (`seed`: its path, size and time; `date`: its modification time), not from chance and the
+   * clock: the same input gives the same bytes, in whichever shard, attempt or run (issue 13).
+   */
+  readonly identity?: { readonly seed: string; readonly date: string } | undefined;
+}
+
+/** The n-th record id of an input: a UUID (RFC 9562 version 8) from SHA-256 of its seed and n. */
+function derivedRecordIds(seed: string): () => string {
+  let n = 0;
+  return () => {
+    const h = createHash('sha256').update(`${seed}\0${n++}`).digest('hex');
+    const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+    return `<urn:uuid:${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}>`;
+  };
 }
 
 export interface DocumentRewriter {
@@ -117,6 +134,8 @@ export const STREAM_REWRITERS: Partial<Record<DocumentType, (settings: RewriteSe
       linkKeys: s.linkKeys === true,
       document: c.document,
       onLink: c.onLinkLine,
+      newRecordId: c.identity === undefined ? undefined : derivedRecordIds(c.identity.seed),
+      now: c.identity?.date,
       onWarning: (w) => c.onWarning({ ...w, message: `${w.message} (at offset ${w.offset})` } as HtmlWarning),
     });
     return {
