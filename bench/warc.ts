@@ -14,6 +14,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
@@ -94,7 +95,8 @@ export function generate(): string {
 
 async function ours(file: string): Promise<Run> {
   const { createWarcRewriter } = await import('../dist/warc/rewriter.js');
-  const rewriter = createWarcRewriter({});
+  // As the CLI runs it: one worker thread a core.
+  const rewriter = createWarcRewriter({ threads: Number(process.env["BENCH_WARC_THREADS"] ?? Math.max(0, availableParallelism() - 1)) });
   const t0 = performance.now();
   await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), rewriter, createWriteStream(`${file}.out`));
   const summary = await rewriter.summary;
@@ -127,7 +129,7 @@ async function stream(mb: number, file: string): Promise<Run> {
       }
     }
   }
-  const rewriter = createWarcRewriter({ warcLimits: { maxWarcRevisitIndex: 100_000 } });
+  const rewriter = createWarcRewriter({ threads: Number(process.env["BENCH_WARC_THREADS"] ?? Math.max(0, availableParallelism() - 1)) });
   const t0 = performance.now();
   await pipeline(Readable.from(source()), rewriter, new Writable({ write: (_c, _e, cb) => cb() }));
   const summary = await rewriter.summary;

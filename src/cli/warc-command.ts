@@ -129,8 +129,8 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
       lazyLoad: values['lazy-load'],
       honourHttpContentLocation: values['http-content-location'],
       linkKeys: values['link-keys'],
-      // Responses are rewritten on worker threads, one a core, while the reader walks the file.
-      threads: availableParallelism() > 1 ? availableParallelism() : 0,
+      // Responses are rewritten on worker threads, one a core beside the one reading the file.
+      threads: Math.max(0, availableParallelism() - 1),
       document: input,
       filename: values.output === undefined ? undefined : basename(values.output),
       onLink: (line) => {

@@ -3,13 +3,13 @@
  * response routing (`createResponseRewriter`), build the new records and encode them. Plain data in and out, so
  * that it runs the same inline or in a worker thread (rewrite-worker.ts); nothing here depends on other records.
  */
-import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { BaseDecision } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import type { HtmlWarning } from '../html/rewriter.ts';
 import { transformWhole } from '../html/stream.ts';
-import { createByteLimit, createDecoders, parseContentEncoding } from '../http/content-decoding.ts';
+import { parseContentEncoding } from '../http/content-decoding.ts';
 import { parseContentType } from '../http/content-type.ts';
 import type { RewriteKind } from '../http/content-type.ts';
 import type { FetchedDocument } from '../http/fetch.ts';
@@ -108,7 +108,7 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   let decoded: Buffer;
   try {
     const codings = parseContentEncoding(lastHeader(head, 'Content-Encoding'));
-    decoded = codings.length === 0 ? body : await decode(body, codings, options.maxRecordBytes);
+    decoded = codings.length === 0 ? body : decode(body, codings, options.maxRecordBytes);
     if (codings.length > 0) notes.push(`${codings.join(', ')} decoded`);
   } catch (err) {
     warnings.push({ code: 'warc-record-not-rewritten', message: `${targetUri ?? '(no Target-URI)'}: ${(err as Error).message}: the record is copied` });
@@ -226,17 +226,18 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   };
 }
 
-/** The content codings undone with the HTTP path's decoders, bounded by the record limit. */
-async function decode(body: Buffer, codings: readonly string[], max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _e, cb) {
-      chunks.push(chunk);
-      cb();
-    },
-  });
-  await pipeline([Readable.from([body]), ...createDecoders(codings), createByteLimit('maxWarcRecordBytes', max), sink]);
-  return Buffer.concat(chunks);
+/**
+ * The content codings undone (the codings parseContentEncoding accepted), last applied first, bounded by the
+ * record limit. Synchronous: the whole body is here, and zlib's thread pool would only add waits. "deflate" is
+ * a zlib stream or, as some servers send it, raw DEFLATE: the first byte decides, as in content-decoding.ts.
+ */
+function decode(body: Buffer, codings: readonly string[], max: number): Buffer {
+  let out = body;
+  for (const c of [...codings].reverse()) {
+    const options = { maxOutputLength: max };
+    out = c === 'br' ? brotliDecompressSync(out, options) : c === 'deflate' ? ((out[0]! & 0x0f) === 0x08 ? inflateSync(out, options) : inflateRawSync(out, options)) : gunzipSync(out, options);
+  }
+  return out;
 }
 
 /** The head's bytes with Transfer-Encoding, Content-Encoding and Content-Length renamed X-Archive-Orig-*, and a new Content-Length. */
