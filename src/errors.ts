@@ -127,6 +127,7 @@ export type WarningCode =
   | 'mime-header-continuation'
   | 'mime-invalid-content-type'
   | 'mime-encoded-message'
+  | 'mime-malformed-boundary'
   | 'mime-base64-padding'
   | 'mime-unknown-charset'
   | 'mbox-content-length';

@@ -53,11 +53,18 @@ export interface Limits {
    */
   readonly maxMimeHeaderBytes: number;
   /**
-   * Nesting depth of multiparts and encapsulated messages. Parts deeper than that pass through unchanged
-   * (`mime-depth-limit`).
+   * Nesting depth of multiparts and encapsulated messages whose parts are rewritten. Parts deeper than that are
+   * still read (and reported) but pass through unchanged (`mime-depth-limit`).
    * @default 32
    */
   readonly maxMimeDepth: number;
+  /**
+   * Nesting depth to which the MIME structure is read at all. A multipart or message this deep is one opaque
+   * part (`mime-depth-limit`): no delimiter inside it is looked for. Threat: every line that begins with "--" is
+   * compared with the boundary of every enclosing multipart, so nesting costs time per line.
+   * @default 256
+   */
+  readonly maxMimeStructureDepth: number;
   /**
    * Bytes of one line held until its end to tell what it is: a line that begins like a boundary delimiter
    * (`--boundary` then transport padding) or, in an mbox, a line that begins with "From ". Past it, the line is
@@ -82,6 +89,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxMimePartBytes: 1 << 26,
   maxMimeHeaderBytes: 1 << 20,
   maxMimeDepth: 32,
+  maxMimeStructureDepth: 256,
   maxMimeLineBytes: 1 << 24,
   maxMboxContentLengthBytes: 1 << 26,
 });

@@ -132,11 +132,13 @@ export function removeComments(value: string): string {
 }
 
 /**
- * Parameters (";" then name=value, ...) as Python's policy-default header parser reads them before libmime
- * decodes RFC 2231: empty ones (";;") skipped, a quoted value up to its closing quote, an unquoted value a token
- * (RFC 2045 §5.1), so it ends at the first tspecial: `boundary=----=_NextPart_0` is `----` to Python, and to us.
+ * Parameters (";" then name=value, ...) normalized for libmime, which decodes RFC 2231: empty ones (";;")
+ * skipped, a quoted value up to its closing quote, an unquoted value up to whitespace or ";" (what follows, a
+ * comment, is dropped, as Python's policy default drops it). An unquoted value with a tspecial in it
+ * (`boundary=----=_NextPart_0`, RFC 2045 §5.1 wants it quoted) is kept whole, as Python's compat32, mailsplit
+ * and the producers read it (policy default would cut it at the "="): `malformed` lists such parameter names.
  */
-function tokenParams(text: string): string {
+function tokenParams(text: string, malformed: string[]): string {
   let out = '';
   let i = 0;
   while (i < text.length) {
@@ -159,8 +161,12 @@ function tokenParams(text: string): string {
       j = k + 1;
     } else {
       let k = j;
-      while (k < text.length && !TSPECIAL_OR_SPACE.has(text[k]!)) k++;
+      while (k < text.length && text[k] !== ';' && text[k] !== ' ' && text[k] !== '\t') k++;
       value = text.slice(j, k);
+      if ([...value].some((c) => TSPECIAL.has(c))) {
+        malformed.push(name.toLowerCase());
+        value = `"${value.replace(/["\\]/g, '\\$&')}"`;
+      }
       j = k;
     }
     if (name !== '') out += `; ${name}=${value}`;
@@ -171,7 +177,7 @@ function tokenParams(text: string): string {
   return out;
 }
 
-const TSPECIAL_OR_SPACE = new Set([...'()<>@,;:\\"/[]?= \t']);
+const TSPECIAL = new Set([...'()<>@,;:\\"/[]?=']);
 
 /** What an entity's headers say about its structure. */
 export interface EntityType {
@@ -184,6 +190,8 @@ export interface EntityType {
   readonly transferEncoding: string | undefined;
   /** A Content-Type was there but not one `type/subtype` (so text/plain). */
   readonly invalidContentType?: boolean;
+  /** The boundary parameter was an unquoted value with a tspecial in it (read whole). */
+  readonly malformedBoundary?: boolean;
 }
 
 /**
@@ -201,16 +209,17 @@ export function entityType(block: HeaderBlock, defaultType: string): EntityType 
   const invalidContentType = contentType.split('/').length !== 2;
   if (invalidContentType) contentType = 'text/plain';
   let params: Record<string, string> = {};
+  const malformed: string[] = [];
   if (semi !== -1) {
     try {
-      params = libmime.parseHeaderValue(`x${tokenParams(removeComments(raw.slice(semi)))}`).params;
+      params = libmime.parseHeaderValue(`x${tokenParams(removeComments(raw.slice(semi)), malformed)}`).params;
     } catch {
       params = {};
     }
   }
   const boundary = params['boundary'] === undefined ? null : params['boundary'].replace(/[ \t\r\n]+$/, '');
   const charset = params['charset'] === undefined || params['charset'] === '' ? undefined : params['charset'].trim();
-  return { contentType, boundary, charset, transferEncoding, invalidContentType };
+  return { contentType, boundary, charset, transferEncoding, invalidContentType, malformedBoundary: malformed.includes('boundary') };
 }
 
 /**

@@ -126,6 +126,10 @@ export class MimePartRewriter implements ScanHandler {
       }
       return;
     }
+    if (entity.depth > this.limits.maxMimeDepth) {
+      this.warn({ code: 'mime-depth-limit', message: `part ${entity.path} is nested deeper than ${this.limits.maxMimeDepth} (maxMimeDepth): passed through unchanged` }, entity.path);
+      return;
+    }
     const encoding = transferEncodingOf(entity.type.transferEncoding);
     if (encoding === null) {
       this.warn({ code: 'mime-unknown-transfer-encoding', message: `part ${entity.path}: unknown Content-Transfer-Encoding ${JSON.stringify(entity.type.transferEncoding)}: passed through unchanged` }, entity.path);
@@ -232,10 +236,6 @@ export class MimePartRewriter implements ScanHandler {
 
   private async rewritePart(held: HeldPart, original: Buffer): Promise<Buffer | null> {
     const path = held.entity.path;
-    if (held.entity.depth > this.limits.maxMimeDepth) {
-      this.warn({ code: 'mime-depth-limit', message: `part ${path} is nested deeper than ${this.limits.maxMimeDepth}: passed through unchanged` }, path);
-      return null;
-    }
     const body = decodeBody(original, held.encoding);
     if (body === null) {
       this.warn({ code: 'mime-undecodable-body', message: `part ${path}: the ${held.encoding} body cannot be decoded: passed through unchanged` }, path);

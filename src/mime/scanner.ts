@@ -18,7 +18,8 @@
  * - a header block ends at an empty line, at a line that cannot be a header line (it starts the body: Python's
  *   MissingHeaderBodySeparatorDefect) or at an enclosing delimiter (the part is headers only);
  * - delimiter lines straight after a part's opening delimiter are skipped (Python makes no empty parts of them);
- * - message/* (but message/delivery-status) holds one message; multipart/* without a boundary is read as a leaf.
+ * - message/* holds one message (but delivery-status, partial, external-body: `LEAF_MESSAGES`); multipart/*
+ *   without a boundary is read as a leaf.
  * Line endings: CRLF, LF, bare CR, mixed.
  */
 import type { Limits } from '../limits.ts';
@@ -58,6 +59,7 @@ export type ScanWarningCode =
   | 'mime-header-continuation'
   | 'mime-invalid-content-type'
   | 'mime-encoded-message'
+  | 'mime-malformed-boundary'
   | 'mime-depth-limit'
   | 'mime-structure-error';
 
@@ -232,7 +234,7 @@ export class MimeScanner {
     const parent = frame.parent;
     const slash = type.contentType.indexOf('/');
     const major = type.contentType.slice(0, slash);
-    let kind: Entity['kind'] = major === 'multipart' && type.boundary !== null ? 'multipart' : major === 'message' && type.contentType !== 'message/delivery-status' ? 'message' : 'leaf';
+    let kind: Entity['kind'] = major === 'multipart' && type.boundary !== null ? 'multipart' : major === 'message' && !LEAF_MESSAGES.has(type.contentType) ? 'message' : 'leaf';
     const depth = parent === null ? 0 : parent.depth + 1;
     let path: string;
     if (parent === null) path = kind === 'multipart' ? '0' : '1';
@@ -241,8 +243,8 @@ export class MimeScanner {
       parent.children++;
       path = parent.path === '0' ? `${parent.children}` : `${parent.path}.${parent.children}`;
     }
-    if (kind !== 'leaf' && depth >= this.limits.maxMimeDepth) {
-      this.handler.warning('mime-depth-limit', `part ${path} (${type.contentType}) is nested ${depth} deep, the limit (maxMimeDepth): its parts pass through unchanged`, path);
+    if (kind !== 'leaf' && depth >= this.limits.maxMimeStructureDepth) {
+      this.handler.warning('mime-depth-limit', `part ${path} (${type.contentType}) is nested ${depth} deep, the limit (maxMimeStructureDepth): it is read as one part, passed through unchanged`, path);
       kind = 'leaf';
     }
     if (type.invalidContentType) {
@@ -250,6 +252,9 @@ export class MimeScanner {
     }
     if (kind === 'message' && type.transferEncoding !== undefined && !['7bit', '8bit', 'binary'].includes(type.transferEncoding)) {
       this.handler.warning('mime-encoded-message', `part ${path} is ${type.contentType} with Content-Transfer-Encoding ${type.transferEncoding} (RFC 2046 §5.2.1 forbids it): its text is read as the message, as Python reads it`, path);
+    }
+    if (kind === 'multipart' && type.malformedBoundary === true) {
+      this.handler.warning('mime-malformed-boundary', `part ${path}: its boundary parameter is not quoted but holds characters a token cannot (RFC 2045 §5.1): read as the whole value`, path);
     }
     if (major === 'multipart' && type.boundary === null) {
       this.handler.warning('mime-no-boundary', `part ${path} is ${type.contentType} without a boundary parameter: its body is read as one part, passed through`, path);
@@ -454,6 +459,13 @@ export class MimeScanner {
 }
 
 const NEED_MORE_HIT = 'more' as const;
+
+/**
+ * message/* types whose body is not read as a message (deliberately, where Python reads every message/* but
+ * delivery-status as one): delivery-status is header blocks (RFC 3464), partial a fragment (RFC 2046 §5.2.2:
+ * HTML cut at a fragment edge must not be rewritten), external-body a phantom body (§5.2.3).
+ */
+const LEAF_MESSAGES = new Set(['message/delivery-status', 'message/partial', 'message/external-body']);
 
 /** "--" + boundary, as bytes (Latin-1 when every character fits, else UTF-8). */
 function boundaryMarker(boundary: string): Buffer {
