@@ -52,7 +52,7 @@ export function decodeBody(encoded: Buffer, encoding: TransferEncoding): { reado
       return { decoded: Buffer.from(libbase64.decode(text)), padded: length % 4 !== 0 };
     }
     case 'quoted-printable':
-      return { decoded: Buffer.from(libqp.decode(encoded.toString('latin1'))), padded: false };
+      return { decoded: decodeQuotedPrintable(encoded), padded: false };
     default:
       return { decoded: encoded, padded: false };
   }
@@ -67,7 +67,7 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
   if (encoding !== 'base64' && encoding !== 'quoted-printable') return decoded;
   const style = lineStyle(original);
   if (encoding === 'quoted-printable') {
-    const kept = encodeQuotedPrintableLike(decoded, original.toString('latin1'), style);
+    const kept = encodeQuotedPrintableLike(decoded, original, style);
     if (kept !== null) return Buffer.from(kept, 'latin1');
   }
   let text =
@@ -102,6 +102,17 @@ function quotedPrintableHardLines(text: string): string[] {
   return lines;
 }
 
+/** The hard lines of a quoted-printable body as decoded, kept for its re-encoding (`encodeQuotedPrintableLike`). */
+const decodedLines = new WeakMap<Buffer, { readonly lines: string[]; readonly decoded: Buffer[] }>();
+
+/** Quoted-printable decoded hard line by hard line (each line once; the lines are kept for re-encoding). */
+function decodeQuotedPrintable(encoded: Buffer): Buffer {
+  const lines = quotedPrintableHardLines(encoded.toString('latin1'));
+  const decoded = lines.map((line) => Buffer.from(libqp.decode(line)));
+  decodedLines.set(encoded, { lines, decoded });
+  return Buffer.concat(decoded);
+}
+
 /**
  * Quoted-printable for `decoded` that keeps the original's layout: a hard line of the original whose decoded
  * bytes are the next bytes of `decoded` is copied as it was (its soft line breaks, case of hex digits and
@@ -110,11 +121,13 @@ function quotedPrintableHardLines(text: string): string[] {
  * the caller re-encodes the whole body, if the result does not decode to exactly `decoded` (a rewrite that
  * removed a line break inside a value, or an original that libqp decodes differently line by line).
  */
-function encodeQuotedPrintableLike(decoded: Buffer, original: string, style: LineStyle): string | null {
+function encodeQuotedPrintableLike(decoded: Buffer, original: Buffer, style: LineStyle): string | null {
   const out: string[] = [];
   let at = 0;
-  for (const line of quotedPrintableHardLines(original)) {
-    const before = Buffer.from(libqp.decode(line));
+  const known = decodedLines.get(original);
+  const lines = known?.lines ?? quotedPrintableHardLines(original.toString('latin1'));
+  for (const [k, line] of lines.entries()) {
+    const before = known?.decoded[k] ?? Buffer.from(libqp.decode(line));
     if (decoded.length - at >= before.length && decoded.compare(before, 0, before.length, at, at + before.length) === 0) {
       out.push(line);
       at += before.length;
@@ -126,8 +139,8 @@ function encodeQuotedPrintableLike(decoded: Buffer, original: string, style: Lin
     at = end;
   }
   if (at < decoded.length) out.push(encodeQuotedPrintableLine(decoded.subarray(at), style));
-  const text = keepFinalLineEnding(out.join(''), 'quoted-printable', style);
-  return Buffer.from(libqp.decode(text)).equals(decoded) ? text : null;
+  // Each kept line decodes to its bytes (decoded line by line), each new one to its own (libqp's round trip).
+  return keepFinalLineEnding(out.join(''), 'quoted-printable', style);
 }
 
 /**
