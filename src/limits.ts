@@ -41,9 +41,11 @@ export interface Limits {
    */
   readonly maxSrcdocDepth: number;
   /**
-   * Bytes of one MIME body part held to be decoded and rewritten (`text/html`, `text/css` parts of mail, MHTML
-   * and mbox). A larger part passes through unchanged (`mime-part-too-large`).
-   * @default 67108864 (64 MiB)
+   * Bytes of one MIME body part (`text/html`, `text/css` parts of mail, MHTML and mbox) held whole to be
+   * decoded, rewritten and encoded again. A larger part is rewritten in pieces as it comes (quoted-printable,
+   * 7bit, 8bit, binary: `src/mime/streamed-part.ts`), or, in base64, passes through unchanged
+   * (`mime-part-too-large`). Cost: a held part takes several times its size while it is rewritten.
+   * @default 1048576 (1 MiB)
    */
   readonly maxMimePartBytes: number;
   /**
@@ -86,7 +88,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxTokenBytes: 1 << 24,
   maxOpenElements: 1 << 16,
   maxSrcdocDepth: 8,
-  maxMimePartBytes: 1 << 26,
+  maxMimePartBytes: 1 << 20,
   maxMimeHeaderBytes: 1 << 20,
   maxMimeDepth: 32,
   maxMimeStructureDepth: 256,

@@ -16,13 +16,14 @@ import { establishBase, headerUrlValue } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import { createCssRewriter } from '../css/stream.ts';
-import { absolutizeHtml } from '../html/stream.ts';
+import { absolutizeHtml, createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
 import { resolveLabel } from '../encoding/index.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { decodedUrlHeader, firstField, isHeaderLine, lineEnd } from './headers.ts';
 import type { Entity, ScanHandler, ScanWarningCode } from './scanner.ts';
+import { StreamedPart } from './streamed-part.ts';
 import { decodeBody, encodeBody, transferEncodingOf } from './transfer-encoding.ts';
 import type { TransferEncoding } from './transfer-encoding.ts';
 
@@ -68,8 +69,16 @@ interface HeldPart {
   size: number;
 }
 
-/** What is waiting to be written, in order: bytes, or a held part to rewrite first. */
-type Pending = Buffer | HeldPart;
+/** A part over maxMimePartBytes, rewritten in pieces as it comes (`StreamedPart`). */
+interface Streaming {
+  readonly entity: Entity;
+  readonly part: StreamedPart;
+  readonly stats: () => { rewritten: number };
+  ended: boolean;
+}
+
+/** What is waiting to be written, in order: bytes, a held part to rewrite first, or a part being streamed. */
+type Pending = Buffer | HeldPart | Streaming;
 
 /**
  * The header values that give a base (RFC 2110 Content-Base, RFC 2557 Content-Location), each decoded once:
@@ -95,6 +104,7 @@ export class MimePartRewriter implements ScanHandler {
   /** Bases of the multiparts and messages that enclose what is being read (leaves are not kept). */
   private readonly bases = new Map<Entity, BaseDecision>();
   private held: HeldPart | null = null;
+  private streaming: Streaming | null = null;
   /** A message/delivery-status body being read for its header blocks (Python reads them as such). */
   private status: { entity: Entity; chunks: Buffer[]; size: number } | null = null;
   private queue: Pending[] = [];
@@ -139,6 +149,10 @@ export class MimePartRewriter implements ScanHandler {
   }
 
   bytes(data: Buffer, leaf: Entity | null): void {
+    if (this.streaming !== null && leaf === this.streaming.entity) {
+      this.streaming.part.write(data);
+      return;
+    }
     const status = this.status;
     if (status !== null && leaf === status.entity && status.size < this.limits.maxMimeHeaderBytes) {
       status.chunks.push(data);
@@ -150,6 +164,15 @@ export class MimePartRewriter implements ScanHandler {
       return;
     }
     held.size += data.length;
+    if (held.size > this.limits.maxMimePartBytes && held.encoding !== 'base64') {
+      // Too large to hold: rewritten in pieces from here on.
+      this.streaming = this.startStreaming(held);
+      this.queue.push(this.streaming);
+      for (const c of held.chunks) this.streaming.part.write(c);
+      this.streaming.part.write(data);
+      this.held = null;
+      return;
+    }
     if (held.size > this.limits.maxMimePartBytes) {
       this.warn({ code: 'mime-part-too-large', message: `part ${held.entity.path} is larger than ${this.limits.maxMimePartBytes} bytes: passed through unchanged` }, held.entity.path);
       for (const c of held.chunks) this.queue.push(c);
@@ -162,6 +185,10 @@ export class MimePartRewriter implements ScanHandler {
 
   end(entity: Entity): void {
     this.bases.delete(entity);
+    if (this.streaming !== null && this.streaming.entity === entity) {
+      this.streaming.ended = true;
+      this.streaming = null;
+    }
     if (this.status !== null && this.status.entity === entity) {
       this.checkStatusBlocks(entity, Buffer.concat(this.status.chunks));
       this.status = null;
@@ -200,23 +227,57 @@ export class MimePartRewriter implements ScanHandler {
   /** Writes out what is queued, in order; held parts are rewritten first. */
   async drain(write: (output: Buffer) => void): Promise<void> {
     while (this.queue.length > 0) {
-      const queue = this.queue;
-      this.queue = [];
-      for (const item of queue) {
-        if (Buffer.isBuffer(item)) {
-          if (item.length > 0) write(item);
-          continue;
+      const item = this.queue[0]!;
+      if (Buffer.isBuffer(item)) {
+        this.queue.shift();
+        if (item.length > 0) write(item);
+        continue;
+      }
+      if ('part' in item) {
+        // A streamed part: what its rewriter has written so far; the rest waits until it has ended.
+        for (const b of item.part.output.splice(0)) write(b);
+        if (item.part.needsDrain && !item.ended) await item.part.waitDrain();
+        if (!item.ended) {
+          for (const b of item.part.output.splice(0)) write(b);
+          return;
         }
-        const original = item.chunks.length === 1 ? item.chunks[0]! : Buffer.concat(item.chunks);
-        const replacement = await this.rewritePart(item, original);
-        if (replacement === null) {
-          if (original.length > 0) write(original);
-        } else {
+        this.queue.shift();
+        await item.part.end();
+        for (const b of item.part.output.splice(0)) write(b);
+        const count = item.stats().rewritten;
+        if (count > 0) {
           this.stats.rewrittenParts++;
-          write(replacement);
+          this.stats.rewritten += count;
         }
+        continue;
+      }
+      this.queue.shift();
+      const original = item.chunks.length === 1 ? item.chunks[0]! : Buffer.concat(item.chunks);
+      const replacement = await this.rewritePart(item, original);
+      if (replacement === null) {
+        if (original.length > 0) write(original);
+      } else {
+        this.stats.rewrittenParts++;
+        write(replacement);
       }
     }
+  }
+
+  /** The rewriter (HTML or CSS stream) of a part too large to hold, behind its transfer decoding. */
+  private startStreaming(held: HeldPart): Streaming {
+    const path = held.entity.path;
+    const o = this.options;
+    const onReference = o.onReference === undefined ? undefined : (r: ReferenceRecord): void => o.onReference!(r, path);
+    const onWarning = (w: HtmlWarning): void => this.warn(w, path);
+    const charset = held.entity.type.charset;
+    const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
+    if (held.kind === 'html') {
+      const html = createHtmlRewriter({ charset, ...below, headers: held.headers, resolver: o.resolver, absolutizeFragments: o.absolutizeFragments, lazyLoad: o.lazyLoad, exactBase: o.exactBase, limits: this.limits, onReference, onWarning });
+      return { entity: held.entity, part: new StreamedPart(html, held.encoding), stats: () => html.stats, ended: false };
+    }
+    const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
+    const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning });
+    return { entity: held.entity, part: new StreamedPart(css, held.encoding), stats: () => css.stats, ended: false };
   }
 
   /**
