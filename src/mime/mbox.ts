@@ -85,8 +85,10 @@ export class MboxSplitter {
   private carryBytes = 0;
   /** Whether any byte has been read (the first line of the archive is special). */
   private started = false;
-  /** The last bytes handed on, to tell whether the line before the next one was empty. */
-  private tail: Buffer = Buffer.alloc(0);
+  /** The last bytes handed on, to tell whether the line before the next one was empty (the archive starts as after one). */
+  private tail: Buffer = Buffer.from('\n\n\n');
+  /** `tail` as it was when the data being read began (what precedes data[0]). */
+  private tailBefore: Buffer = this.tail;
   // The current message: its size so far, whether its header block is still being read, and where its body ends
   // by its Content-Length (a message offset), once known.
   private offset = 0;
@@ -122,6 +124,7 @@ export class MboxSplitter {
     const data = this.carry.length === 1 ? this.carry[0]! : Buffer.concat(this.carry);
     this.carry = [];
     this.carryBytes = 0;
+    this.tailBefore = this.tail;
     let i = 0;
     while (i < data.length) {
       const next = this.step(data, i, isEnd);
@@ -156,16 +159,16 @@ export class MboxSplitter {
 
   /** The line before position `i` (a line start) was empty. */
   private previousLineEmpty(data: Buffer, i: number): boolean {
-    const at = (k: number): number | undefined => (k >= 0 ? data[k] : this.tail[this.tail.length + k]);
+    const at = (k: number): number | undefined => (k >= 0 ? data[k] : this.tailBefore[this.tailBefore.length + k]);
     if (at(i - 1) !== 0x0a) return false;
     const b = at(i - 2);
     if (b === 0x0a) return true;
-    return b === 0x0d && (at(i - 3) === 0x0a || (i - 3 < 0 && this.tail.length + i - 3 < 0));
+    return b === 0x0d && at(i - 3) === 0x0a;
   }
 
   /** Reads on from `i`; returns the next position, or -1 to wait for more input (the rest is carried). */
   private step(data: Buffer, i: number, isEnd: boolean): number {
-    const atLineStart = i === 0 ? !this.started || this.tail[this.tail.length - 1] === 0x0a : data[i - 1] === 0x0a;
+    const atLineStart = i === 0 ? !this.started || this.tailBefore[this.tailBefore.length - 1] === 0x0a : data[i - 1] === 0x0a;
     if (atLineStart && this.landed && this.startsWithFrom(data, i)) {
       const lf = data.indexOf(0x0a, i);
       if (lf === -1 && !isEnd) return -1;

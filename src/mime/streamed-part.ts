@@ -134,13 +134,15 @@ export class StreamedPart {
   }
 }
 
+/** The first line ending (as `lineStyle` finds it for a held part); a CR at the very end waits for what follows. */
 function eolOf(text: string): '\r\n' | '\n' | '\r' | null {
   const m = /\r\n|\n|\r/.exec(text);
-  return m === null ? null : (m[0] as '\r\n' | '\n' | '\r');
+  if (m === null || (m[0] === '\r' && m.index === text.length - 1)) return null;
+  return m[0] as '\r\n' | '\n' | '\r';
 }
 
 /** Ends (after the line ending) of the hard lines in `text` (RFC 2045 §6.7: a line ending not after "="). */
-function hardLineEnds(text: string): number[] {
+function hardLineEnds(text: string, includeRest = true): number[] {
   const ends: number[] = [];
   let start = 0;
   for (let i = 0; i < text.length; i++) {
@@ -154,7 +156,7 @@ function hardLineEnds(text: string): number[] {
     ends.push(i + 1);
     start = i + 1;
   }
-  if (start < text.length) ends.push(text.length);
+  if (includeRest && start < text.length) ends.push(text.length);
   return ends;
 }
 
@@ -162,12 +164,8 @@ function hardLineEnds(text: string): number[] {
 function lastHardLineEnd(text: string): number {
   let limit = text.length;
   if (text.charCodeAt(limit - 1) === 0x0d) limit--;
-  const ends = hardLineEnds(text.slice(0, limit));
-  const last = ends[ends.length - 1];
-  if (last === undefined) return 0;
-  const c = text.charCodeAt(last - 1);
-  if (c === 0x0a || c === 0x0d) return last;
-  return ends.length > 1 ? ends[ends.length - 2]! : 0;
+  const ends = hardLineEnds(text.slice(0, limit), false);
+  return ends[ends.length - 1] ?? 0;
 }
 
 /** One hard line, encoded and wrapped at 76 with the original's line ending (none with bare CR). */
