@@ -22,6 +22,7 @@
  *   without a boundary is read as a leaf.
  * Line endings: CRLF, LF, bare CR, mixed.
  */
+import type { WarningCode } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { entityType, isHeaderLine, parseFields } from './headers.ts';
 import type { EntityType, HeaderBlock } from './headers.ts';
@@ -51,17 +52,8 @@ export interface ScanHandler {
   warning(code: ScanWarningCode, message: string, path: string): void;
 }
 
-export type ScanWarningCode =
-  | 'mime-missing-header-separator'
-  | 'mime-missing-close-delimiter'
-  | 'mime-missing-start-delimiter'
-  | 'mime-no-boundary'
-  | 'mime-header-continuation'
-  | 'mime-invalid-content-type'
-  | 'mime-encoded-message'
-  | 'mime-malformed-boundary'
-  | 'mime-depth-limit'
-  | 'mime-structure-error';
+/** The warnings the scanner gives (docs/errors.md). */
+export type ScanWarningCode = Extract<WarningCode, `mime-${string}`>;
 
 interface HeaderFrame {
   readonly kind: 'header';

@@ -7,6 +7,7 @@
  */
 import libqp from 'libqp';
 import type { Transform } from 'node:stream';
+import { quotedPrintableHardLineEnds } from './transfer-encoding.ts';
 import type { TransferEncoding } from './transfer-encoding.ts';
 
 /** One hard line of the original: its encoded text and what it decodes to. */
@@ -79,7 +80,7 @@ export class StreamedPart {
   private decodeLines(text: string): void {
     const pieces: Buffer[] = [];
     let start = 0;
-    for (const end of hardLineEnds(text)) {
+    for (const end of quotedPrintableHardLineEnds(text)) {
       const encoded = text.slice(start, end);
       const decoded = libqp.decode(encoded);
       this.lines.push({ encoded, decoded });
@@ -141,30 +142,11 @@ function eolOf(text: string): '\r\n' | '\n' | '\r' | null {
   return m[0] as '\r\n' | '\n' | '\r';
 }
 
-/** Ends (after the line ending) of the hard lines in `text` (RFC 2045 §6.7: a line ending not after "="). */
-function hardLineEnds(text: string, includeRest = true): number[] {
-  const ends: number[] = [];
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x0a && c !== 0x0d) continue;
-    const eolStart = i;
-    if (c === 0x0d && text.charCodeAt(i + 1) === 0x0a) i++;
-    let end = eolStart;
-    while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
-    if (end > start && text.charCodeAt(end - 1) === 0x3d) continue;
-    ends.push(i + 1);
-    start = i + 1;
-  }
-  if (includeRest && start < text.length) ends.push(text.length);
-  return ends;
-}
-
 /** The end of the last whole hard line in `text` (0: none); a CR at the very end waits for its LF. */
 function lastHardLineEnd(text: string): number {
   let limit = text.length;
   if (text.charCodeAt(limit - 1) === 0x0d) limit--;
-  const ends = hardLineEnds(text.slice(0, limit), false);
+  const ends = quotedPrintableHardLineEnds(text.slice(0, limit), false);
   return ends[ends.length - 1] ?? 0;
 }
 

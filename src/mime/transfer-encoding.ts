@@ -87,6 +87,21 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
 function quotedPrintableHardLines(text: string): string[] {
   const lines: string[] = [];
   let start = 0;
+  for (const end of quotedPrintableHardLineEnds(text)) {
+    lines.push(text.slice(start, end));
+    start = end;
+  }
+  return lines;
+}
+
+/**
+ * Where each hard line of quoted-printable text ends (after its line ending: CRLF, LF or a bare CR, not after "=",
+ * RFC 2045 §6.7 rule 5, trailing whitespace ignored per rule 3); with `includeRest`, the end of the text too when
+ * it ends inside a line.
+ */
+export function quotedPrintableHardLineEnds(text: string, includeRest = true): number[] {
+  const ends: number[] = [];
+  let start = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== 0x0a && c !== 0x0d) continue;
@@ -95,11 +110,11 @@ function quotedPrintableHardLines(text: string): string[] {
     let end = eolStart;
     while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
     if (end > start && text.charCodeAt(end - 1) === 0x3d) continue; // "=": a soft line break
-    lines.push(text.slice(start, i + 1));
+    ends.push(i + 1);
     start = i + 1;
   }
-  if (start < text.length) lines.push(text.slice(start));
-  return lines;
+  if (includeRest && start < text.length) ends.push(text.length);
+  return ends;
 }
 
 /** The hard lines of a quoted-printable body as decoded, kept for its re-encoding (`encodeQuotedPrintableLike`). */
