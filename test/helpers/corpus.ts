@@ -110,6 +110,13 @@ export function loadCorpus(): CorpusPage[] {
     contentType: 'text/html',
     covers: 'Shift_JIS from <meta>, page URL with non-ASCII path, non-ASCII base, 0x5C/0x7E, CSS, srcdoc, formaction, refresh',
   });
+  pages.push({
+    name: 'utf8-labelled-gb2312',
+    path: '/docs/gb/utf8-labelled-gb2312.html',
+    body: fixture('utf8-labelled-gb2312.html'),
+    contentType: 'text/html',
+    covers: 'issue 11: a UTF-8 page whose <meta> says gb2312: <style> and style="" with bytes not valid in GBK, their url()s',
+  });
   const roy = sharedPath('conformance/uri/fielding-roytest/');
   for (const file of readdirSync(roy).filter((f) => /^roytest\d+\.html$/.test(f)).sort()) {
     pages.push({
