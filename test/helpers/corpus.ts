@@ -79,7 +79,8 @@ const HTML_PAGES: ReadonlyArray<{ file: string; covers: string }> = [
     file: 'foreign-content.html',
     covers:
       'issue 11: <svg> closed by </a>, </p>, </div>, a table cell; ignored integration-point end tag; breakout start tag in nested <svg>; ' +
-      'mglyph in a MathML text integration point; annotation-xml encoding=text/html; then script, style, xmp, textarea, title text and later URLs',
+      'mglyph in a MathML text integration point; annotation-xml encoding=text/html; style, xmp, svg, title in <select> (customizable select parsing); ' +
+      'then script, style, xmp, textarea, title text and later URLs',
   },
   {
     file: 'srcdoc.html',
