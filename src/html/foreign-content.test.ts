@@ -14,13 +14,12 @@
  * each single one at each boundary (about 9 s on 2 cores).
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { Parser } from 'parse5';
-import type { DefaultTreeAdapterMap, DefaultTreeAdapterTypes, Token } from 'parse5';
+import type { DefaultTreeAdapterMap, DefaultTreeAdapterTypes } from 'parse5';
 import { describe, expect, it } from 'vitest';
 import { findCssUrls } from '../css/index.ts';
 import { IDENTITY_CODEC } from './attribute-value.ts';
 import { HtmlRewriteCore } from './rewriter.ts';
-import { leaveSelectModes } from './tokenizer-driver.ts';
+import { ModernSelectParser } from './tokenizer-driver.ts';
 import { lookupUrlAttribute, urlPieces } from './url-pieces.ts';
 
 type Node = DefaultTreeAdapterTypes.Node;
@@ -80,48 +79,10 @@ function boundaries(data: string): number[] {
   return out;
 }
 
-/**
- * parse5's parser with the select parsing of the current standard (tokenizer-driver.ts, leaveSelectModes), which
- * Chromium ships and html5lib-tests expect; parse5 8.1 is otherwise the reference, unchanged.
- */
-class ModernSelectParser extends Parser<DefaultTreeAdapterMap> {
-  override onStartTag(token: Token.TagToken): void {
-    leaveSelectModes(this);
-    super.onStartTag(token);
-  }
-  override onEndTag(token: Token.TagToken): void {
-    leaveSelectModes(this);
-    super.onEndTag(token);
-  }
-  override onCharacter(token: Token.CharacterToken): void {
-    leaveSelectModes(this);
-    super.onCharacter(token);
-  }
-  override onNullCharacter(token: Token.CharacterToken): void {
-    leaveSelectModes(this);
-    super.onNullCharacter(token);
-  }
-  override onWhitespaceCharacter(token: Token.CharacterToken): void {
-    leaveSelectModes(this);
-    super.onWhitespaceCharacter(token);
-  }
-  override onComment(token: Token.CommentToken): void {
-    leaveSelectModes(this);
-    super.onComment(token);
-  }
-  override onDoctype(token: Token.DoctypeToken): void {
-    leaveSelectModes(this);
-    super.onDoctype(token);
-  }
-  override onEof(token: Token.EOFToken): void {
-    leaveSelectModes(this);
-    super.onEof(token);
-  }
-}
-
 function parse(html: string): DefaultTreeAdapterTypes.Document {
   // Scripting disabled, as the rewriter reads <noscript> (tokenizer-driver.ts).
-  const parser = new ModernSelectParser({ scriptingEnabled: false });
+  // With the select parsing of the current standard, which Chromium ships and html5lib-tests expect.
+  const parser = new ModernSelectParser<DefaultTreeAdapterMap>({ scriptingEnabled: false });
   parser.tokenizer.write(html, true);
   return parser.document;
 }

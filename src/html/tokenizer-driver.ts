@@ -333,11 +333,12 @@ const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
  * which Chromium ships and html5lib-tests expect: a `<select>` selects no insertion mode, so its content is
  * parsed "in body" (or in the table mode it sits in): `<style>`, `<textarea>`, `<svg>`… inside it are elements,
  * read as raw text or foreign content. parse5 8.1 still has the "in select" modes, in which they are ignored or
- * read as text. Called before each token: leaves those modes for the one the element below the select gives.
+ * read as text. Before each token, `ModernSelectParser` leaves those modes for the one the element below the
+ * select gives.
  * NOTE: the new standard's other select rules (a nested `<select>` or an `<input>` closes the select) shape the
  * tree, not the tokenizer's states; parse5's in-body rules are kept for them.
  */
-export function leaveSelectModes<T extends TreeAdapterTypeMap>(p: Parser<T>): void {
+function leaveSelectModes<T extends TreeAdapterTypeMap>(p: Parser<T>): void {
   if (p.insertionMode === InsertionMode.IN_SELECT) p.insertionMode = InsertionMode.IN_BODY;
   else if (p.insertionMode === InsertionMode.IN_SELECT_IN_TABLE) p.insertionMode = tableModeBelow(p);
 }
@@ -365,6 +366,49 @@ function tableModeBelow<T extends TreeAdapterTypeMap>(p: Parser<T>): InsertionMo
   return InsertionMode.IN_BODY;
 }
 
+/** parse5's Parser with the select parsing of the current standard (see leaveSelectModes). */
+export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> {
+  override onStartTag(token: Token.TagToken): void {
+    leaveSelectModes(this);
+    super.onStartTag(token);
+  }
+
+  override onEndTag(token: Token.TagToken): void {
+    leaveSelectModes(this);
+    super.onEndTag(token);
+  }
+
+  override onCharacter(token: Token.CharacterToken): void {
+    leaveSelectModes(this);
+    super.onCharacter(token);
+  }
+
+  override onNullCharacter(token: Token.CharacterToken): void {
+    leaveSelectModes(this);
+    super.onNullCharacter(token);
+  }
+
+  override onWhitespaceCharacter(token: Token.CharacterToken): void {
+    leaveSelectModes(this);
+    super.onWhitespaceCharacter(token);
+  }
+
+  override onComment(token: Token.CommentToken): void {
+    leaveSelectModes(this);
+    super.onComment(token);
+  }
+
+  override onDoctype(token: Token.DoctypeToken): void {
+    leaveSelectModes(this);
+    super.onDoctype(token);
+  }
+
+  override onEof(token: Token.EOFToken): void {
+    leaveSelectModes(this);
+    super.onEof(token);
+  }
+}
+
 /**
  * parse5's tree builder (the HTML standard's tree construction, https://html.spec.whatwg.org/multipage/parsing.html#tree-construction)
  * over a tree adapter that keeps no tree. It is what switches the tokenizer: RAWTEXT, RCDATA, script data and
@@ -375,7 +419,7 @@ function tableModeBelow<T extends TreeAdapterTypeMap>(p: Parser<T>): InsertionMo
  * NOTE: parse5 marks its Parser's token handlers @internal; they are what parse5's own parse() runs. Pinned by
  * the parse5 version range and checked against parse5.parse trees by src/html/foreign-content.test.ts.
  */
-class StackBuilder extends Parser<StackOnlyMap> {
+class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   private readonly handler: DriverHandler;
   /** The namespace of the element made from the token being processed, if one was. */
   private tokenNamespace: html.NS | null = null;
@@ -409,7 +453,6 @@ class StackBuilder extends Parser<StackOnlyMap> {
   override _attachElementToTree(): void {}
 
   override onStartTag(token: Token.TagToken): void {
-    leaveSelectModes(this);
     this.tokenNamespace = null;
     super.onStartTag(token);
     this.handler.onStartTag(token, toNamespace(this.tokenNamespace ?? NS.HTML), this.tokenNamespace !== null);
@@ -422,7 +465,6 @@ class StackBuilder extends Parser<StackOnlyMap> {
 
   override onEndTag(token: Token.TagToken): void {
     // In foreign content, an end tag that matches no foreign element is processed by the HTML rules.
-    leaveSelectModes(this);
     const ns = this.currentNotInHTML ? this.treeAdapter.getNamespaceURI(this._getAdjustedCurrentElement()) : NS.HTML;
     this.endTagAsHtml = false;
     super.onEndTag(token);
@@ -430,19 +472,16 @@ class StackBuilder extends Parser<StackOnlyMap> {
   }
 
   override onCharacter(token: Token.CharacterToken): void {
-    leaveSelectModes(this);
     if (!this.pendInTableText(token)) super.onCharacter(token);
     this.handler.onText();
   }
 
   override onNullCharacter(token: Token.CharacterToken): void {
-    leaveSelectModes(this);
     super.onNullCharacter(token);
     this.handler.onText();
   }
 
   override onWhitespaceCharacter(token: Token.CharacterToken): void {
-    leaveSelectModes(this);
     if (!this.pendInTableText(token)) super.onWhitespaceCharacter(token);
   }
 
@@ -458,19 +497,16 @@ class StackBuilder extends Parser<StackOnlyMap> {
   }
 
   override onComment(token: Token.CommentToken): void {
-    leaveSelectModes(this);
     super.onComment(token);
     this.handler.onComment(token);
   }
 
   override onDoctype(token: Token.DoctypeToken): void {
-    leaveSelectModes(this);
     super.onDoctype(token);
     this.handler.onDoctype(token);
   }
 
   override onEof(token: Token.EOFToken): void {
-    leaveSelectModes(this);
     super.onEof(token);
     this.handler.onEof();
   }
