@@ -7,7 +7,6 @@ import { extname, resolve as resolvePath } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import type { BaseDecision } from '../base/base.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import type { MimePartInfo } from '../mime/rewriter.ts';
@@ -22,7 +21,7 @@ import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fe
 import type { AtomicFile } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
-import { parseResolverName, validateEncodingLabel } from './options.ts';
+import { parseCommandLine, parseResolverName, validateEncodingLabel } from './options.ts';
 
 export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
        absolutize DIR -o OUTDIR [options]
@@ -81,11 +80,9 @@ const EXTENSION_TYPES: Record<string, InputType> = {
 };
 
 export async function absolutizeCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
+  const { values, positionals } = parseCommandLine(
+    argv,
+    {
       url: { type: 'string' },
       base: { type: 'string' },
       output: { type: 'string', short: 'o' },
@@ -101,7 +98,8 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       jobs: { type: 'string' },
       ...FETCH_OPTIONS,
     },
-  });
+    ['help', 'version'],
+  );
   if (isFetchInvocation(positionals, values)) {
     const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
     return fetchCommand(positionals, values, io, { resolver: getResolver(parseResolverName(values.resolver)), charset });

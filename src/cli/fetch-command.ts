@@ -26,7 +26,7 @@ import type { Resolver } from '../uri/types.ts';
 import { explain } from './absolutize-command.ts';
 import { createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile } from './atomic-file.ts';
-import { EXIT_INPUT, EXIT_OK } from './io.ts';
+import { EXIT_INPUT, EXIT_OK, inFlags } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
 import type { Progress } from './progress.ts';
@@ -207,7 +207,7 @@ async function retrieveOne(context: Context, url: string): Promise<boolean> {
     let message = err instanceof Error ? err.message : String(err);
     if (err instanceof LimitExceededError) message = `${where}: ${message}: the document is incomplete${extra}`;
     else if (!message.includes(where) && !(err instanceof FetchError)) message = `${where}: ${message}`;
-    progress.line(`absolutize: error [${code}] ${message}`);
+    progress.line(`absolutize: error [${code}] ${inFlags(message)}`);
     context.links?.write(`${JSON.stringify({ document: where, error: code, message, redirects: chainOf(document, err) })}\n`);
     return false;
   };
@@ -240,7 +240,7 @@ async function retrieveOne(context: Context, url: string): Promise<boolean> {
     lazyLoad: values['lazy-load'],
     onWarning: (w: HtmlWarning) => {
       const at = w.line !== undefined ? ` (${name}:${w.line}:${w.column ?? 0})` : '';
-      progress.line(`absolutize: warning [${w.code}] ${w.message}${at}`);
+      progress.line(`absolutize: warning [${w.code}] ${inFlags(w.message)}${at}`);
     },
     onReference:
       context.links === null
