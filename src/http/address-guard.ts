@@ -6,7 +6,8 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
+import { undici } from './undici.ts';
 import { AbsError } from '../errors.ts';
 
 // IANA special-purpose registries (RFC 6890 and successors): addresses that are not the public internet.
@@ -81,8 +82,8 @@ export interface ConnectorOptions {
 
 /** undici's connector, with the connect timeout and, when asked, the private-address guard. */
 export function createConnector(options: ConnectorOptions): buildConnector.connector {
-  if (!options.refusePrivateAddresses) return buildConnector({ timeout: options.connectTimeoutMs });
-  const connect = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup } as buildConnector.BuildOptions);
+  if (!options.refusePrivateAddresses) return undici().buildConnector({ timeout: options.connectTimeoutMs });
+  const connect = undici().buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup } as buildConnector.BuildOptions);
   return (opts, callback) => {
     // IP literals are connected to without a lookup: check them here.
     if (isIP(opts.hostname.replace(/^\[|\]$/g, '')) !== 0 && isPrivateAddress(opts.hostname)) {
