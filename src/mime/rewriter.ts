@@ -13,7 +13,7 @@
  * from its original bytes. Memory: one part at a time, at most `maxMimePartBytes`.
  */
 import { Writable } from 'node:stream';
-import type { MimeChunk, MimeNode } from 'mailsplit';
+import type { MimeChunk, MimeNode } from './mailsplit-objects.ts';
 import { establishBase, headerUrlValue } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
