@@ -22,3 +22,4 @@ export { DEFAULT_HTTP_LIMITS, resolveHttpLimits } from './limits.ts';
 export type { HttpLimits } from './limits.ts';
 export { absolutizeUrl, createFetchAgent, createResponseRewriter, fetchDocument, httpStatusError, parseContentType, redactUrl, rewriteKindFor } from './http/index.ts';
 export type { AbsolutizeUrlOptions, ContentTypeInfo, FetchAgentOptions, FetchedDocument, FetchOptions, ResponseRewriteOptions, ResponseRewriter, RewriteKind, UrlResult } from './http/index.ts';
+export type { EncodingDecision, EncodingSource } from './encoding/index.ts';

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BaseDecision } from '../base/base.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import type { MimePartInfo } from '../mime/rewriter.ts';
 import { createMboxRewriter, createMimeRewriter } from '../mime/stream.ts';
@@ -16,6 +17,7 @@ import { createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 import { getResolver } from '../uri/index.ts';
 import { createAtomicFile } from './atomic-file.ts';
+import { explainEncoding } from './explain-encoding.ts';
 import { directoryCommand, isDirectory } from './directory-command.ts';
 import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
 import type { AtomicFile } from './atomic-file.ts';
@@ -163,6 +165,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     onWarning,
     onReference,
     onBase,
+    onEncoding: values.explain ? (e: EncodingDecision): void => explainEncoding(io, documentName, e, '--charset') : undefined,
   };
   const documentOptions = { exactBase: values['exact-base'], absolutizeFragments: values.fragments, lazyLoad: values['lazy-load'] };
   const mimeCommon = { retrieval: common.retrieval, fallback: common.fallback, resolver, absolutizeContentLocation: values['content-location'], ...documentOptions };
@@ -176,6 +179,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       onReference: writeLink,
       onWarning,
       onPart: values.explain ? (p) => explainPart(p) : undefined,
+      onEncoding: values.explain ? (e, part) => explainEncoding(io, `${documentName} part ${part}`, e, "the part's Content-Type charset") : undefined,
     });
   } else {
     rewriter = createMboxRewriter({
@@ -183,6 +187,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       onReference: writeLink && ((r, part, message) => writeLink(r, `${message}:${part}`)),
       onWarning: (w, part, message) => onWarning(w, `${message}:${part}`),
       onPart: values.explain ? (p, message) => explainPart(p, `${message}:`) : undefined,
+      onEncoding: values.explain ? (e, part, message) => explainEncoding(io, `${documentName} part ${message}:${part}`, e, "the part's Content-Type charset") : undefined,
     });
   }
 

@@ -26,6 +26,8 @@ import type { Resolver } from '../uri/types.ts';
 import { explain } from './absolutize-command.ts';
 import { createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile } from './atomic-file.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
+import { explainEncoding } from './explain-encoding.ts';
 import { EXIT_INPUT, EXIT_OK, inFlags } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
@@ -249,6 +251,7 @@ async function retrieveOne(context: Context, url: string): Promise<boolean> {
             context.links!.write(`${JSON.stringify({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
           },
     onBase: values.explain === true ? (d: BaseDecision) => explain(context.stderrIo, name, d) : undefined,
+    onEncoding: values.explain === true ? (e: EncodingDecision) => explainEncoding(context.stderrIo, name, e, values.charset === undefined ? "the response's Content-Type charset" : '--charset') : undefined,
   });
   if (rewriter.passthroughReason !== null) {
     if (context.batch && context.directory !== null) {

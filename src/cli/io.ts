@@ -34,9 +34,10 @@ export const FLAG_FOR_OPTION: Readonly<Record<string, string>> = {
   maxConcurrentRequests: '--concurrency',
   maxConnectionsPerOrigin: '--per-host',
 };
-const OPTION_NAME = new RegExp(`\\b(?:${Object.keys(FLAG_FOR_OPTION).join('|')})\\b`, 'g');
+// "limit maxBodyBytes must be…" → "--max-body-size must be…": the flag is the limit.
+const OPTION_NAME = new RegExp(`(?:\\blimit )?\\b(${Object.keys(FLAG_FOR_OPTION).join('|')})\\b`, 'g');
 
 /** `message` with every library option name that has a flag replaced by the flag. */
 export function inFlags(message: string): string {
-  return message.replace(OPTION_NAME, (name) => FLAG_FOR_OPTION[name]!);
+  return message.replace(OPTION_NAME, (_match, name: string) => FLAG_FOR_OPTION[name]!);
 }

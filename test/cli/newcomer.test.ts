@@ -59,10 +59,40 @@ describe('messages name flags, not library options', () => {
   });
 
   it('inFlags rewrites every library option that has a flag, and nothing else', () => {
-    expect(inFlags('more than 5 redirects (limit maxRedirects)')).toBe('more than 5 redirects (limit --max-redirects)');
-    expect(inFlags('limit maxBodyBytes exceeded: 10 bytes')).toBe('limit --max-body-size exceeded: 10 bytes');
+    expect(inFlags('more than 5 redirects (limit maxRedirects)')).toBe('more than 5 redirects (--max-redirects)');
+    expect(inFlags('limit maxBodyBytes exceeded: 10 bytes')).toBe('--max-body-size exceeded: 10 bytes');
+    expect(inFlags('limit maxBodyBytes must be a positive integer, not 0')).toBe('--max-body-size must be a positive integer, not 0');
     expect(inFlags('no response headers within 5 ms (headersTimeoutMs)')).toBe('no response headers within 5 ms (--headers-timeout)');
     expect(inFlags('a line longer than maxMimeLineBytes (998)')).toBe('a line longer than maxMimeLineBytes (998)');
     expect(inFlags('http://h/exactBaseline')).toBe('http://h/exactBaseline');
+  });
+});
+
+describe('--explain says which encoding was chosen and why', () => {
+  const encodingLine = (args: readonly string[], input: string | Buffer): string => {
+    const r = runCli([...args, '--explain'], { input });
+    expect(r.status).toBe(0);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('absolutize: encoding of '));
+    expect(lines).toHaveLength(1);
+    return lines[0]!;
+  };
+
+  it('HTML: byte order mark, --charset, <meta> prescan, default — in the standard order', () => {
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<meta charset=koi8-r><a href=x>')]);
+    expect(encodingLine(['--url', 'http://h/', '--charset', 'latin1'], bom)).toBe('absolutize: encoding of -: UTF-8 [bom] (a byte order mark)');
+    expect(encodingLine(['--url', 'http://h/', '--charset', 'sjis'], '<meta charset=koi8-r><a href=x>')).toBe('absolutize: encoding of -: Shift_JIS [transport] (--charset)');
+    expect(encodingLine(['--url', 'http://h/'], '<meta charset=koi8-r><a href=x>')).toBe('absolutize: encoding of -: KOI8-R [meta] (a <meta> charset (or XML declaration) in the first 1024 bytes)');
+    expect(encodingLine(['--url', 'http://h/'], '<a href=x>')).toBe('absolutize: encoding of -: windows-1252 [default] (nothing in the document or its transport names one: the default)');
+  });
+
+  it('CSS: the @charset rule, or UTF-8 by default', () => {
+    expect(encodingLine(['--type', 'css', '--url', 'http://h/'], '@charset "latin1"; a{b:url(x)}')).toBe('absolutize: encoding of -: windows-1252 [charset-rule] (the @charset rule)');
+    expect(encodingLine(['--type', 'css', '--url', 'http://h/'], 'a{b:url(x)}')).toBe('absolutize: encoding of -: UTF-8 [default] (nothing in the document or its transport names one: the default)');
+  });
+
+  it("MIME: each rewritten part, from the part's Content-Type charset", () => {
+    const mail = 'Content-Type: text/html; charset=koi8-r\r\nContent-Location: http://m/\r\n\r\n<a href=x>';
+    expect(encodingLine(['--type', 'mime'], mail)).toBe("absolutize: encoding of - part 1: KOI8-R [transport] (the part's Content-Type charset)");
+    expect(encodingLine(['--type', 'mbox'], `From a@b Mon Jan  1 00:00:00 2024\n${mail.replaceAll('\r\n', '\n')}\n`)).toBe("absolutize: encoding of - part 1:1: KOI8-R [transport] (the part's Content-Type charset)");
   });
 });
