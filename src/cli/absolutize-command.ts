@@ -14,10 +14,12 @@ import type { MimePartInfo } from '../mime/rewriter.ts';
 import { createMboxRewriter, createMimeRewriter } from '../mime/stream.ts';
 import { AbsError } from '../errors.ts';
 import { createHtmlRewriter } from '../html/stream.ts';
+import type { HtmlRewriterStream } from '../html/stream.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 import { getResolver } from '../uri/index.ts';
 import { createAtomicFile } from './atomic-file.ts';
 import { explainEncoding } from './explain-encoding.ts';
+import { PrefixKeeper, printHint, typeHint } from './hints.ts';
 import { directoryCommand, isDirectory } from './directory-command.ts';
 import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
 import type { AtomicFile } from './atomic-file.ts';
@@ -199,6 +201,8 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     sink = output.stream;
   } else sink = io.stdout as Writable;
 
+  // The first bytes, for a hint if the input was taken for HTML by default and is something else (hints.ts).
+  const prefix = new PrefixKeeper();
   // Open the input before anything is created, so that a missing input leaves no output behind.
   let source: Readable;
   try {
@@ -210,7 +214,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     return EXIT_INPUT;
   }
   try {
-    await pipeline(source, rewriter, sink, { end: sink !== io.stdout });
+    await pipeline(source, prefix, rewriter, sink, { end: sink !== io.stdout });
   } catch (err) {
     await output?.abort();
     await links?.abort();
@@ -230,6 +234,10 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     await links?.abort();
     report(io, 'error', 'ABS_ERR_OUTPUT', (err as Error).message);
     return EXIT_INPUT;
+  }
+  if (values.type === 'auto' && type === 'html') {
+    const hint = typeHint(documentName, prefix.prefix, (rewriter as HtmlRewriterStream).stats.rewritten);
+    if (hint !== null) printHint(io, hint);
   }
   return EXIT_OK;
 }

@@ -17,6 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import { AbsError } from '../errors.ts';
 import { createAtomicFile } from './atomic-file.ts';
+import { hintMailCopied } from './hints.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
@@ -86,6 +87,7 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
       report(io, 'error', 'ABS_ERR_INPUT', `${e.path}: ${(err as Error).message}`);
     }
   }
+  await hintMailCopied(io, others.map((e) => e.path));
 
   // Each run's reports (standard error, and its --links lines) go to files of its own in `scratch`, which are
   // appended to ours in path order as soon as every run before it is done, and removed: what is held waits on
