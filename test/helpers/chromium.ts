@@ -123,11 +123,17 @@ export async function collectResolved(page: Page): Promise<ResolvedRef[]> {
 export interface LoadOptions {
   /** Origins (e.g. `http://127.0.0.1:1234`) whose non-navigation requests reach the network. */
   allowedOrigins: readonly string[];
-  /** Collect only after this long without a new request (ms). Default 150. */
+  /** Collect only after this long with no request in flight and none started or ended (ms). Default 150. */
   quietMs?: number;
   /** …and no sooner than this long after `load` (meta refresh timers). Default 250. */
   minAfterLoadMs?: number;
 }
+
+/**
+ * Longest a page may take to load and settle: a guard against a hang, not a measure. A slow response keeps its
+ * request in flight, and a page is not collected while one is, so a busy machine only makes the wait longer.
+ */
+const SETTLE_GUARD_MS = 60_000;
 
 function originOf(url: string): string {
   try {
@@ -149,12 +155,20 @@ export async function loadAndCollect(browser: Browser, url: string, options: Loa
   try {
     const page = await context.newPage();
     const seen: Request[] = [];
-    let lastRequestAt = Date.now();
+    const inFlight = new Set<Request>();
+    let lastEventAt = Date.now();
     let mainNavigation: Request | null = null;
     context.on('request', (request) => {
       seen.push(request);
-      lastRequestAt = Date.now();
+      inFlight.add(request);
+      lastEventAt = Date.now();
     });
+    const ended = (request: Request): void => {
+      inFlight.delete(request);
+      lastEventAt = Date.now();
+    };
+    context.on('requestfinished', ended);
+    context.on('requestfailed', ended);
     const isMainChain = (request: Request): boolean => {
       for (let r: Request | null = request; r !== null; r = r.redirectedFrom()) {
         if (r === mainNavigation) return true;
@@ -185,11 +199,14 @@ export async function loadAndCollect(browser: Browser, url: string, options: Loa
       await route.fulfill({ status: 204, body: '' });
     });
 
-    await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
-    // Quiet network, and at least `minAfterLoadMs` after load so that meta refresh timers (delay 0) fire.
+    await page.goto(url, { waitUntil: 'load', timeout: SETTLE_GUARD_MS });
+    // Settled: nothing in flight and nothing started or ended for `quietMs`, and at least `minAfterLoadMs` after
+    // load so that meta refresh timers (delay 0) fire. (It used to collect after 5 s whatever was still loading:
+    // on a busy machine, a page whose stylesheet was slow lost the requests that stylesheet makes.)
     const loadedAt = Date.now();
-    const deadline = loadedAt + 5_000;
-    while (Date.now() < deadline && (Date.now() - lastRequestAt < quietMs || Date.now() - loadedAt < minAfterLoadMs)) {
+    const guard = loadedAt + SETTLE_GUARD_MS;
+    while (inFlight.size > 0 || Date.now() - lastEventAt < quietMs || Date.now() - loadedAt < minAfterLoadMs) {
+      if (Date.now() > guard) throw new Error(`${url} did not settle: still loading ${[...inFlight].map((r) => r.url()).join(' ')}`);
       await page.waitForTimeout(25);
     }
     const refs = await collectResolved(page);
