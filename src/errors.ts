@@ -20,7 +20,14 @@ export type AbsErrorCode =
   | 'ABS_ERR_HTTP_STATUS'
   | 'ABS_ERR_HTTP_REDIRECT'
   | 'ABS_ERR_HTTP_ADDRESS_REFUSED'
-  | 'ABS_ERR_HTTP_CONTENT_ENCODING';
+  | 'ABS_ERR_HTTP_CONTENT_ENCODING'
+  // issue 11 (HTTP edges)
+  | 'ABS_ERR_HTTP_PROTOCOL'
+  // batch work (src/batch) and the CLI's top-level guard
+  | 'ABS_ERR_INTERNAL'
+  // WARC and ARC (src/warc)
+  | 'ABS_ERR_WARC_FORMAT'
+  | 'ABS_ERR_WARC_TRUNCATED';
 
 // The brand, a registered symbol, is the same in every copy of the package (undici's kUndiciError).
 const kAbsError = Symbol.for('absolutize.error');
@@ -106,7 +113,12 @@ export type WarningCode =
   | 'mime-undecodable-body'
   | 'mime-unknown-transfer-encoding'
   | 'mime-depth-limit'
-  | 'mime-structure-error';
+  | 'mime-structure-error'
+  | 'open-elements-limit'
+  // WARC and ARC (src/warc)
+  | 'warc-gap'
+  | 'warc-multi-record-member'
+  | 'warc-record-not-rewritten';
 
 export interface Warning {
   readonly code: WarningCode;

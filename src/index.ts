@@ -23,3 +23,10 @@ export type { HttpLimits } from './limits.ts';
 export { absolutizeUrl, createFetchAgent, createResponseRewriter, fetchDocument, httpStatusError, parseContentType, redactUrl, rewriteKindFor } from './http/index.ts';
 export type { AbsolutizeUrlOptions, ContentTypeInfo, FetchAgentOptions, FetchedDocument, FetchOptions, ResponseRewriteOptions, ResponseRewriter, RewriteKind, UrlResult } from './http/index.ts';
 export type { EncodingDecision, EncodingSource } from './encoding/index.ts';
+// WARC and ARC (src/warc): record-by-record rewriting of crawl files, and the link report's keys.
+export { createWarcRewriter, rewriteWarcChunks, rewriteWarcStream } from './warc/rewriter.ts';
+export type { WarcLineContext, WarcLinkLine, WarcOutputModel, WarcProgress, WarcRewriterStream, WarcRewriteOptions, WarcSummary, WarcWarning } from './warc/rewriter.ts';
+export { DEFAULT_WARC_LIMITS, resolveWarcLimits } from './limits.ts';
+export type { WarcLimits } from './limits.ts';
+export { surt } from './uri/surt.ts';
+export { normalizeUri } from './uri/normalize.ts';

@@ -28,6 +28,14 @@ export interface Limits {
    */
   readonly maxTokenBytes: number;
   /**
+   * Elements on the HTML tree builder's stack of open elements (src/html/tokenizer-driver.ts), which decides how
+   * the tokenizer reads what follows (foreign content, raw text). Unclosed elements pile up there; past the
+   * limit the rest of the document passes through unchanged (`open-elements-limit`). Evidence: the deepest
+   * stack in the 258 real pages of htmlparser-benchmark is far below it; Chromium stops nesting the DOM at 512.
+   * @default 65536
+   */
+  readonly maxOpenElements: number;
+  /**
    * Nesting depth of `iframe srcdoc` documents rewritten inside one another. Deeper ones pass through.
    * @default 8
    */
@@ -63,6 +71,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxBaseLookaheadBytes: 1 << 20,
   maxExactBaseBytes: 1 << 28,
   maxTokenBytes: 1 << 24,
+  maxOpenElements: 1 << 16,
   maxSrcdocDepth: 8,
   maxMimePartBytes: 1 << 26,
   maxMimeHeaderBytes: 1 << 20,
@@ -82,6 +91,9 @@ function mergeLimits<T extends object>(defaults: T, user: { readonly [K in keyof
   for (const [name, value] of Object.entries(user)) {
     if (!(name in defaults)) throw new AbsError(`unknown limit ${JSON.stringify(name)}`, 'ABS_ERR_INVALID_OPTION');
     if (value === undefined) continue;
+    // A limit that is off by default (Infinity, e.g. deadlineMs) may be given as off again (resolved limits
+    // passed back in).
+    if (value === Infinity && (defaults as Record<string, number>)[name] === Infinity) continue;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
       throw new AbsError(`limit ${name} must be a positive integer, not ${String(value)}`, 'ABS_ERR_INVALID_OPTION');
     }
@@ -142,6 +154,14 @@ export interface HttpLimits {
    * @default 2
    */
   readonly maxConnectionsPerOrigin: number;
+  /**
+   * Milliseconds for the whole retrieval of one URL: every redirect, the headers and the body, from the first
+   * request to the body's last byte. Past it the retrieval fails (`ABS_ERR_HTTP_TIMEOUT`) and the document is
+   * incomplete. Threat: a server that trickles a byte just inside `bodyTimeoutMs`, or redirects slowly,
+   * holds a slot without end; the other timeouts bound one wait each, this bounds their sum.
+   * @default Infinity (none; a value above 2³¹−1 ms is none too)
+   */
+  readonly deadlineMs: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
@@ -153,9 +173,74 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
   maxDecompressedBytes: 1 << 28,
   maxConcurrentRequests: 8,
   maxConnectionsPerOrigin: 2,
+  deadlineMs: Infinity,
 });
 
 /** Merges user HTTP limits over the defaults, validating each: a positive safe integer. */
 export function resolveHttpLimits(user: { readonly [K in keyof HttpLimits]?: number | undefined } | undefined): HttpLimits {
   return mergeLimits(DEFAULT_HTTP_LIMITS, user);
+}
+
+/**
+ * Limits of batch work (src/batch: directories, several files, URL lists, `absolutize batch` manifests). They
+ * bound what a batch holds however long its input list is.
+ */
+export interface BatchLimits {
+  /**
+   * Inputs read ahead of the running ones (the scheduler's window): the memory of the intake is this many
+   * short records, whatever the length of the list.
+   * @default 4096
+   */
+  readonly window: number;
+  /**
+   * The longest line of a manifest or URL list.
+   * Threat: a list with no line feeds would otherwise be held whole.
+   * @default 65536
+   */
+  readonly maxLineBytes: number;
+}
+
+export const BATCH_LIMITS: BatchLimits = Object.freeze({
+  window: 4096,
+  maxLineBytes: 1 << 16,
+});
+
+// ---- WARC and ARC (src/warc) ----
+
+/** What the WARC/ARC reader holds at once: one record (or gzip member) and its header. */
+export interface WarcLimits {
+  /**
+   * Bytes of one record as held: its gzip member, and the record inflated (a member is inflated whole; a plain
+   * record's block is read whole). Past it the run fails with a LimitExceededError (ABS_ERR_LIMIT): a record is
+   * never cut. Threat: a decompression bomb or a huge capture (a video) held in memory. Cost: up to about four
+   * times this for the record being rewritten (raw, inflated, decoded, rewritten).
+   * Evidence: HTML pages are typically tens of KiB; Common Crawl truncates payloads at 1 MiB, Heritrix at 100 MiB
+   * by default (`maxLengthBytes`).
+   * @default 134217728 (128 MiB)
+   */
+  readonly maxWarcRecordBytes: number;
+  /**
+   * Bytes of one WARC header block (or ARC header line). A header with no end within it is copied as a gap and
+   * reading resumes at the next `WARC/1.` line. Evidence: real WARC headers are under 2 KiB.
+   * @default 65536 (64 KiB)
+   */
+  readonly maxWarcHeaderBytes: number;
+  /**
+   * Rewritten records remembered (id, Target-URI and date, payload digest) so that a later revisit of one is
+   * reported (`revisitOfRewritten`). Past it revisits of later records are not, with one warning.
+   * Cost: about 400 bytes a record. Evidence: a 1 GB crawl WARC holds some 10^4–10^5 responses.
+   * @default 1000000
+   */
+  readonly maxWarcRevisitIndex: number;
+}
+
+export const DEFAULT_WARC_LIMITS: WarcLimits = Object.freeze({
+  maxWarcRecordBytes: 1 << 27,
+  maxWarcHeaderBytes: 1 << 16,
+  maxWarcRevisitIndex: 1_000_000,
+});
+
+/** Merges user WARC limits over the defaults, validating each: a positive safe integer. */
+export function resolveWarcLimits(user: { readonly [K in keyof WarcLimits]?: number | undefined } | undefined): WarcLimits {
+  return mergeLimits(DEFAULT_WARC_LIMITS, user);
 }

@@ -12,6 +12,11 @@ import type { CliIo } from './io.ts';
 
 export type HintCode = 'looks-like-css' | 'looks-like-mail' | 'looks-like-mbox';
 
+export interface Hint {
+  readonly code: HintCode;
+  readonly message: string;
+}
+
 /** Bytes of the input a hint looks at. */
 export const HINT_PREFIX_BYTES = 1024;
 
@@ -72,7 +77,7 @@ export function looksLikeCss(prefix: Uint8Array): boolean {
 }
 
 /** The hint for one input read as HTML because no --type said otherwise, or null. */
-export function typeHint(document: string, prefix: Uint8Array, rewritten: number): { code: HintCode; message: string } | null {
+export function typeHint(document: string, prefix: Uint8Array, rewritten: number): Hint | null {
   const mail = mailKind(prefix);
   if (mail === 'mbox') return { code: 'looks-like-mbox', message: `${document} was read as HTML but looks like an mbox archive (it starts with a "From " line): give --type mbox` };
   if (mail === 'mail') return { code: 'looks-like-mail', message: `${document} was read as HTML but looks like a mail message or MHTML file (it starts with header fields): give --type mime` };
@@ -80,36 +85,33 @@ export function typeHint(document: string, prefix: Uint8Array, rewritten: number
   return null;
 }
 
-export function printHint(io: CliIo, hint: { code: HintCode; message: string }): void {
+export function printHint(io: CliIo, hint: Hint): void {
   io.stderr.write(`absolutize: hint [${hint.code}] ${hint.message}\n`);
 }
 
 /**
- * A directory run copies files it cannot type by name; if one of them starts as a mail message does, says once
- * that `--type mime` rewrites them. Reads at most HINT_PREFIX_BYTES of each, and stops at the first found.
+ * A directory run copies the files it cannot type by name. For one whose name says nothing of its type (no
+ * extension, or a Maildir name such as "1700000000.M1P1.host:2,S") and that starts as a mail message or mbox
+ * does, the hint that `--type` rewrites them; null otherwise. Reads at most HINT_PREFIX_BYTES of the file.
  */
-export async function hintMailCopied(io: CliIo, copied: readonly string[]): Promise<void> {
-  // Only names that say nothing of their type: no extension, or a Maildir name ("1700000000.M1P1.host:2,S").
-  for (const path of copied.filter((p) => !basename(p).includes('.') || /:2,[A-Za-z]*$/.test(p))) {
-    const prefix = Buffer.alloc(HINT_PREFIX_BYTES);
-    let length = 0;
+export async function copiedMailHint(path: string | Buffer, shown: string): Promise<Hint | null> {
+  if (basename(shown).includes('.') && !/:2,[A-Za-z]*$/.test(shown)) return null;
+  const prefix = Buffer.alloc(HINT_PREFIX_BYTES);
+  let length = 0;
+  try {
+    const file = await open(path, 'r');
     try {
-      const file = await open(path, 'r');
-      try {
-        length = (await file.read(prefix, 0, HINT_PREFIX_BYTES, 0)).bytesRead;
-      } finally {
-        await file.close();
-      }
-    } catch {
-      continue; // the copy reported it
+      length = (await file.read(prefix, 0, HINT_PREFIX_BYTES, 0)).bytesRead;
+    } finally {
+      await file.close();
     }
-    const kind = mailKind(prefix.subarray(0, length));
-    if (kind !== null) {
-      printHint(io, {
-        code: kind === 'mbox' ? 'looks-like-mbox' : 'looks-like-mail',
-        message: `files with no known extension were copied unchanged, and ${path} looks like ${kind === 'mbox' ? 'an mbox archive' : 'a mail message'}: give --type ${kind === 'mbox' ? 'mbox' : 'mime'} to rewrite every file as one (a Maildir's messages have no extension)`,
-      });
-      return;
-    }
+  } catch {
+    return null; // the copy reports it
   }
+  const kind = mailKind(prefix.subarray(0, length));
+  if (kind === null) return null;
+  return {
+    code: kind === 'mbox' ? 'looks-like-mbox' : 'looks-like-mail',
+    message: `files with no known extension were copied unchanged, and ${shown} looks like ${kind === 'mbox' ? 'an mbox archive' : 'a mail message'}: give --type ${kind === 'mbox' ? 'mbox' : 'mime'} to rewrite every file as one (a Maildir's messages have no extension)`,
+  };
 }

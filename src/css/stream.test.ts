@@ -66,4 +66,13 @@ describe('CSS stream', () => {
     expect(r.output.toString()).toContain('url(y.png)');
     expect(r.codes).toContain('token-limit');
   });
+
+  it('rewrites every URL of a stylesheet with an undecodable byte but the one holding it; the byte stays (issue 11)', async () => {
+    const css = Buffer.concat([Buffer.from('@charset "utf-8";\n/* caf'), Buffer.from([0xe9]), Buffer.from(' */\na { background: url(a.png) }\nb { background: url("caf'), Buffer.from([0xe9]), Buffer.from('.png") }\nc { background: url(c.png) }\n')]);
+    const r = await rewrite(css);
+    expect(r.output).toEqual(
+      Buffer.concat([Buffer.from('@charset "utf-8";\n/* caf'), Buffer.from([0xe9]), Buffer.from(' */\na { background: url(http://example.com/css/a.png) }\nb { background: url("caf'), Buffer.from([0xe9]), Buffer.from('.png") }\nc { background: url(http://example.com/css/c.png) }\n')]),
+    );
+    expect(r.codes).toEqual(['undecodable-value']);
+  });
 });

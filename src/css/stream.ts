@@ -17,7 +17,7 @@ import type { ReferenceRecord, ReferenceStats, SiteWarning } from '../base/refer
 import { byteCodec } from '../encoding/byte-codec.ts';
 import { sniffCssEncoding } from '../encoding/index.ts';
 import type { EncodingDecision } from '../encoding/index.ts';
-import { decodeRawText } from '../encoding/raw-text.ts';
+import { decodeRawText, holdsUndecodable } from '../encoding/raw-text.ts';
 import type { RawCodec } from '../encoding/raw-text.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
@@ -141,6 +141,11 @@ export class CssRewriterStream extends Transform {
     let copied = 0;
     for (const ref of findCssUrls(text, { context: 'stylesheet' })) {
       const site = { element: 'stylesheet', attribute: null, line: ref.line + this.line - 1, column: ref.line === 1 ? ref.column + this.column - 1 : ref.column };
+      if (holdsUndecodable(decoded, ref.start, ref.end)) {
+        // Undecodable bytes cost only the URL that holds them: its U+FFFD re-encoded would change those bytes.
+        this.warn({ code: 'undecodable-value', message: `a stylesheet URL with bytes not valid in ${this.encoding}: left as it is`, line: site.line, column: site.column });
+        continue;
+      }
       const url = this.policy!.apply(ref.value, site);
       if (url === null) continue;
       const start = decoded.toRaw(ref.start);

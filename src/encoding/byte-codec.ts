@@ -1,5 +1,5 @@
 /** The RawCodec of a byte document in an ASCII-safe encoding: raw text is latin1, one unit per byte. */
-import { decodeStrict, encodeString } from './codec.ts';
+import { decodeStrict, encodeString, segmentValid } from './codec.ts';
 import type { RawCodec } from './raw-text.ts';
 import { isAscii } from './raw-text.ts';
 
@@ -7,6 +7,7 @@ export function byteCodec(encoding: string): RawCodec {
   const lengths = new Map<string, number>();
   return {
     decode: (raw) => decodeStrict(Buffer.from(raw, 'latin1'), encoding),
+    segment: (raw) => segmentValid(Buffer.from(raw, 'latin1'), encoding),
     encode: (text, unencodable) => (isAscii(text) ? text : Buffer.from(encodeString(text, encoding, { unencodable })).toString('latin1')),
     rawLength: (ch) => {
       if (ch.charCodeAt(0) < 0x80) return 1;

@@ -22,6 +22,43 @@ export function decodeStrict(bytes: Uint8Array, encoding: string): string | null
   }
 }
 
+/**
+ * Splits bytes into runs valid in `encoding` and runs that are not, each invalid run being what a decoder
+ * replaces by one U+FFFD (https://encoding.spec.whatwg.org/#decode: an error ends the pending sequence; the byte
+ * that revealed it, if it was not part of it, starts anew). For bytes `decodeStrict` refuses: one decoder
+ * step per byte.
+ */
+export function segmentValid(bytes: Uint8Array, encoding: string): Array<{ end: number; valid: boolean }> {
+  const runs: Array<{ end: number; valid: boolean }> = [];
+  let decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+  let validStart = 0;
+  let pending = 0; // where the sequence not yet decoded starts
+  const invalid = (start: number, end: number): void => {
+    if (start > validStart) runs.push({ end: start, valid: true });
+    runs.push({ end, valid: false });
+    validStart = end;
+    pending = end;
+  };
+  for (let i = 0; i < bytes.length; i++) {
+    try {
+      if (decoder.decode(bytes.subarray(i, i + 1), { stream: true }).length > 0) pending = i + 1;
+    } catch {
+      decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+      if (pending < i) {
+        invalid(pending, i);
+        i--; // this byte starts anew
+      } else invalid(i, i + 1);
+    }
+  }
+  try {
+    decoder.decode();
+  } catch {
+    invalid(pending, bytes.length);
+  }
+  if (validStart < bytes.length) runs.push({ end: bytes.length, valid: true });
+  return runs;
+}
+
 // https://encoding.spec.whatwg.org/#legacy-multi-byte-chinese-(simplified)-encodings and the other multi-byte ones.
 const MULTI_BYTE = new Set(['gbk', 'gb18030', 'big5', 'euc-jp', 'iso-2022-jp', 'shift_jis', 'euc-kr']);
 const encoders = new Map<string, (s: string) => Uint8Array>();

@@ -10,6 +10,12 @@ export interface RawCodec {
   /** Decodes a raw run; null if it is not valid in the document encoding. */
   decode(raw: string): string | null;
   /**
+   * Splits a raw run that `decode` refuses into runs that are valid in the encoding and runs that are not (the
+   * bytes a decoder replaces by U+FFFD, one run per replacement): `end` is each run's end offset in `raw`.
+   * Without it, such a run is undecodable as a whole.
+   */
+  segment?(raw: string): Array<{ readonly end: number; readonly valid: boolean }>;
+  /**
    * Encodes text into raw form. Characters the encoding cannot represent become `&#N;` (`'html'`) or a CSS
    * escape `\HHHHHH ` (`'css'`), which decode back to the character in their context.
    */
@@ -30,6 +36,16 @@ export interface DecodedText {
   readonly value: string;
   /** Raw offset (relative to the raw text) of the boundary at `index` in `value` (0…value.length). */
   toRaw(index: number): number;
+  /**
+   * Offsets in `value` of the U+FFFD that stand for bytes not valid in the encoding (what a browser's decoder
+   * makes of them), in order; empty when every byte was valid. Text holding one is never re-encoded.
+   */
+  readonly undecodable: readonly number[];
+}
+
+/** Whether `value[start, end)` holds a character that stands for undecodable bytes. */
+export function holdsUndecodable(decoded: DecodedText, start: number, end: number): boolean {
+  return decoded.undecodable.some((i) => i >= start && i < end);
 }
 
 /** True if every unit is ASCII: raw and decoded text are then the same in every ASCII-safe encoding. */
@@ -40,11 +56,33 @@ export function isAscii(s: string): boolean {
 
 /**
  * Appends the decoding of raw[from, to) to `value`, and the raw offset of each new UTF-16 unit to `rawAt`.
- * Returns the new value, or null if the run is not valid in the encoding.
+ * Bytes not valid in the encoding become one U+FFFD per invalid sequence, as a browser decodes them; their
+ * offsets in the value are added to `undecodable`. Returns the new value, or null if the run cannot be mapped.
  */
-export function appendDecodedRun(raw: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[]): string | null {
+export function appendDecodedRun(raw: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[], undecodable: number[]): string | null {
   const text = codec.decode(raw.slice(from, to));
-  if (text === null) return null;
+  if (text !== null) return appendMapped(text, from, to, codec, value, rawAt);
+  if (codec.segment === undefined) return null;
+  let at = from;
+  for (const run of codec.segment(raw.slice(from, to))) {
+    const end = from + run.end;
+    if (run.valid) {
+      const valid = codec.decode(raw.slice(at, end));
+      if (valid === null) return null;
+      const next = appendMapped(valid, at, end, codec, value, rawAt);
+      if (next === null) return null;
+      value = next;
+    } else {
+      undecodable.push(value.length);
+      rawAt.push(at);
+      value += '\uFFFD';
+    }
+    at = end;
+  }
+  return at === to ? value : null;
+}
+
+function appendMapped(text: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[]): string | null {
   let r = from;
   for (const ch of text) {
     for (let k = 0; k < ch.length; k++) rawAt.push(r);
@@ -55,12 +93,15 @@ export function appendDecodedRun(raw: string, from: number, to: number, codec: R
   return value + text;
 }
 
+const NONE: readonly number[] = Object.freeze([]);
+
 /** Decodes raw text that holds no character references (CSS, `<style>` and `<script>` text). */
 export function decodeRawText(raw: string, codec: RawCodec): DecodedText | null {
-  if (isAscii(raw)) return { value: raw, toRaw: (i) => i };
+  if (isAscii(raw)) return { value: raw, toRaw: (i) => i, undecodable: NONE };
   const rawAt: number[] = [];
-  const value = appendDecodedRun(raw, 0, raw.length, codec, '', rawAt);
+  const undecodable: number[] = [];
+  const value = appendDecodedRun(raw, 0, raw.length, codec, '', rawAt, undecodable);
   if (value === null) return null;
   rawAt.push(raw.length);
-  return { value, toRaw: (i) => rawAt[i] ?? raw.length };
+  return { value, toRaw: (i) => rawAt[i] ?? raw.length, undecodable };
 }

@@ -72,15 +72,16 @@ const entityDecoder = new HtmlEntityDecoder((cp) => {
 /**
  * Decodes a raw attribute value: runs of raw text through the document encoding, character references as the
  * HTML standard does in attribute values (https://html.spec.whatwg.org/multipage/parsing.html#character-reference-state,
- * "consumed as part of an attribute": `&amp=` and `&ampx` stay literal). Returns null if a raw run is not valid
- * in the document encoding: such a value is left exactly as it is.
+ * "consumed as part of an attribute": `&amp=` and `&ampx` stay literal). Bytes not valid in the document
+ * encoding decode to U+FFFD (listed in `undecodable`: a URL holding one is left as it is); null only if the
+ * codec cannot map the value to raw offsets.
  */
 export function decodeAttributeValue(raw: string, codec: RawCodec, decodeReferences = true): DecodedValue | null {
   const decoded = decodeWithReferences(raw, codec, decodeReferences);
   // The tokenizer turns U+0000 in attribute values and raw text into U+FFFD
   // (https://html.spec.whatwg.org/multipage/parsing.html#attribute-value-(double-quoted)-state); one unit for one.
   if (decoded === null || !decoded.value.includes('\0')) return decoded;
-  return { value: decoded.value.replaceAll('\0', '\uFFFD'), toRaw: decoded.toRaw };
+  return { value: decoded.value.replaceAll('\0', '\uFFFD'), toRaw: decoded.toRaw, undecodable: decoded.undecodable };
 }
 
 function decodeWithReferences(raw: string, codec: RawCodec, decodeReferences: boolean): DecodedValue | null {
@@ -89,12 +90,13 @@ function decodeWithReferences(raw: string, codec: RawCodec, decodeReferences: bo
   // Boundaries: for each character boundary of `value`, the raw offset. Built run by run.
   let value = '';
   const rawAt: number[] = [];
+  const undecodable: number[] = [];
   let i = 0;
   while (i < raw.length) {
     const amp = decodeReferences ? raw.indexOf('&', i) : -1;
     const runEnd = amp === -1 ? raw.length : amp;
     if (runEnd > i) {
-      const decoded = appendDecodedRun(raw, i, runEnd, codec, value, rawAt);
+      const decoded = appendDecodedRun(raw, i, runEnd, codec, value, rawAt, undecodable);
       if (decoded === null) return null;
       value = decoded;
       i = runEnd;
@@ -119,7 +121,7 @@ function decodeWithReferences(raw: string, codec: RawCodec, decodeReferences: bo
     }
   }
   rawAt.push(raw.length);
-  return { value, toRaw: (index) => rawAt[index] ?? raw.length };
+  return { value, toRaw: (index) => rawAt[index] ?? raw.length, undecodable };
 }
 
 /**

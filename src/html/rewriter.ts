@@ -20,6 +20,7 @@ import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
 import type { Resolver } from '../uri/types.ts';
 import { IDENTITY_CODEC, decodeAttributeValue, escapeAttributeText, locateAttributeValue } from './attribute-value.ts';
+import { holdsUndecodable } from '../encoding/raw-text.ts';
 import type { DecodedValue, RawCodec } from './attribute-value.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler, Namespace } from './tokenizer-driver.ts';
@@ -122,12 +123,12 @@ export class HtmlRewriteCore implements DriverHandler {
   private passthrough = false;
   /** The start offset of the first token longer than maxTokenBytes: from there on, bytes pass through. */
   private limitAt: number | null = null;
+  private limitCode: 'token-limit' | 'open-elements-limit' = 'token-limit';
   private ended = false;
   private seenBaseHref = false;
   private embeddedBase: string | null = null;
   private policy: ReferencePolicy | null = null;
   private readonly nestedStats: ReferenceStats = { rewritten: 0, unchanged: 0, unresolvable: 0 };
-  private templateDepth = 0;
   private textElement: string | null = null;
   private openText: { element: string; syntax: TextSyntax; start: number; line: number; column: number } | null = null;
 
@@ -205,13 +206,21 @@ export class HtmlRewriteCore implements DriverHandler {
 
   // --- tokenizer events -------------------------------------------------------------------------------------
 
-  onStartTag(token: Token.TagToken, ns: Namespace): void {
+  onStartTag(token: Token.TagToken, ns: Namespace, inserted: boolean): void {
     if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
+    if (this.driver.openElementCount() > this.limits.maxOpenElements) {
+      this.limitAt = token.location!.startOffset;
+      this.limitCode = 'open-elements-limit';
+      return;
+    }
     const tag = token.tagName;
     let firstBase = false;
     if (!this.committed && token.location!.endOffset > this.lookaheadLimit()) this.commitAtLimit();
-    if (ns === 'html') {
-      if (tag === 'template') this.templateDepth++;
+    if (this.openText?.syntax === 'css-with-references') {
+      this.openText = null; // markup inside SVG <style>: not a plain stylesheet text; leave it.
+    }
+    if (ns === 'html' && inserted) {
+      // (A start tag the tree builder ignores, as <style> or <base> in <select>, leaves the tokenizer as it was.)
       if (TEXT_ELEMENTS.has(tag)) this.textElement = tag;
       const loc = token.location!;
       if (tag === 'style') {
@@ -221,7 +230,7 @@ export class HtmlRewriteCore implements DriverHandler {
         if (type === 'importmap' || type === 'speculationrules') {
           this.openText = { element: 'script', syntax: type, start: loc.endOffset, line: loc.endLine, column: loc.endCol };
         }
-      } else if (tag === 'base' && this.templateDepth === 0 && !this.seenBaseHref && token.attrs.some((a) => a.name === 'href')) {
+      } else if (tag === 'base' && !this.driver.inTemplate() && !this.seenBaseHref && token.attrs.some((a) => a.name === 'href')) {
         // https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url: the first base element
         // with an href attribute, in tree order. (A <base> in the body is inserted too, so "first" is global.)
         this.seenBaseHref = true;
@@ -231,8 +240,6 @@ export class HtmlRewriteCore implements DriverHandler {
       // SVG <style> holds CSS too, as ordinary text (character references decoded).
       const loc = token.location!;
       this.openText = { element: 'style', syntax: 'css-with-references', start: loc.endOffset, line: loc.endLine, column: loc.endCol };
-    } else if (this.openText?.syntax === 'css-with-references') {
-      this.openText = null; // markup inside SVG <style>: not a plain stylesheet text; leave it.
     }
 
     const urls = token.attrs.length > 0 ? this.urlAttributes(token, ns) : null;
@@ -245,10 +252,11 @@ export class HtmlRewriteCore implements DriverHandler {
     if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
     if (this.openText !== null && this.overTokenLimit(this.openText.start, token.location!.startOffset)) return;
     const tag = token.tagName;
-    if (ns === 'html' && tag === 'template' && this.templateDepth > 0) this.templateDepth--;
     if (tag === this.textElement) this.textElement = null;
     const open = this.openText;
-    if (open !== null && tag === open.element) {
+    // HTML <style> text (RAWTEXT) ends at its end tag; SVG <style> text at the next tag, if that is its end tag.
+    if (open !== null && open.syntax === 'css-with-references' && (tag !== open.element || ns !== 'svg')) this.openText = null;
+    else if (open !== null && tag === open.element) {
       this.openText = null;
       this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, line: open.line, column: open.column });
     }
@@ -263,6 +271,7 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   onComment(token: Token.CommentToken): void {
+    if (this.openText?.syntax === 'css-with-references') this.openText = null; // SVG <style> text in pieces: leave it
     this.overTokenLimit(token.location!.startOffset, token.location!.endOffset);
   }
 
@@ -286,7 +295,11 @@ export class HtmlRewriteCore implements DriverHandler {
     if (!this.committed) this.commit();
     this.processQueue();
     this.flush(offset);
-    this.warn({ code: 'token-limit', message: `a token longer than ${this.limits.maxTokenBytes} bytes: the rest of the document passes through unchanged` });
+    if (this.limitCode === 'open-elements-limit') {
+      this.warn({ code: 'open-elements-limit', message: `more than ${this.limits.maxOpenElements} open elements: the rest of the document passes through unchanged` });
+    } else {
+      this.warn({ code: 'token-limit', message: `a token longer than ${this.limits.maxTokenBytes} bytes: the rest of the document passes through unchanged` });
+    }
     this.passthrough = true;
     this.queue.length = 0;
     this.flush(this.bufStart + this.buf.length);
@@ -436,6 +449,7 @@ export class HtmlRewriteCore implements DriverHandler {
       const encoding = spec.syntax === 'style' || spec.syntax === 'css-presentation' ? 'utf-8' : undefined;
       const sameDocument = ns === 'svg' && spec.syntax === 'url' && SVG_RESOURCE_REFERENCE_ELEMENTS.has(tag) ? this.options.retrieval?.url : undefined;
       for (const piece of pieces) {
+        if (this.leftUndecodable(decoded, piece, at)) continue;
         const resolved = this.policy!.apply(piece.value, at, { base, fragments, encoding, sameDocument });
         if (resolved === null) continue;
         const text = piece.serialize(resolved);
@@ -447,6 +461,17 @@ export class HtmlRewriteCore implements DriverHandler {
         });
       }
     }
+  }
+
+  /**
+   * Undecodable bytes cost only the URL that holds them: it is left as written (re-encoding its U+FFFD would
+   * change those bytes); every other URL of the value is rewritten.
+   */
+  private leftUndecodable(decoded: DecodedValue, piece: { start: number; end: number }, at: ReferenceSite): boolean {
+    if (decoded.undecodable.length === 0 || !holdsUndecodable(decoded, piece.start, piece.end)) return false;
+    const where = at.attribute === null ? `<${at.element}> text` : `${at.element} ${at.attribute}`;
+    this.warn({ code: 'undecodable-value', message: `${where}: a URL with bytes not valid in the document encoding; left as it is`, line: at.line, column: at.column });
+    return true;
   }
 
   /** Finds the key parse5 used for an attribute's location (its name as written, lowercased). */
@@ -468,6 +493,8 @@ export class HtmlRewriteCore implements DriverHandler {
 
   private planText(item: Extract<WorkItem, { kind: 'text' }>): void {
     const raw = this.buf.slice(item.start - this.bufStart, item.end - this.bufStart);
+    // "<" in SVG <style> text is markup the tokenizer gave no tag for (a CDATA section): not plain CSS; leave it.
+    if (item.syntax === 'css-with-references' && raw.includes('<')) return;
     const decoded = decodeAttributeValue(raw, this.codec, item.syntax === 'css-with-references');
     const at: ReferenceSite = { element: item.element, attribute: null, line: item.line, column: item.column };
     if (decoded === null) {
@@ -481,6 +508,7 @@ export class HtmlRewriteCore implements DriverHandler {
       return;
     }
     for (const piece of pieces) {
+      if (this.leftUndecodable(decoded, piece, at)) continue;
       const text = this.policy!.apply(piece.value, at);
       if (text === null) continue;
       const serialized = piece.serialize(text);
@@ -525,6 +553,7 @@ export class HtmlRewriteCore implements DriverHandler {
     this.nestedStats.unchanged += nested.stats.unchanged;
     this.nestedStats.unresolvable += nested.stats.unresolvable;
     for (const edit of nested.recordedEdits ?? []) {
+      if (this.leftUndecodable(decoded, edit, at)) continue;
       this.addEdit({
         start: valueStart + decoded.toRaw(edit.start),
         end: valueStart + decoded.toRaw(edit.end),

@@ -7,18 +7,18 @@
  * builds a text event object per text run, which costs more than half the throughput of a rewriter that ignores
  * text (see the issue's measurements). We keep only what decides tokenizer states and namespaces.
  */
-import { Token, Tokenizer, TokenizerMode, foreignContent, html } from 'parse5';
+import { InsertionMode, Parser, Token, html } from 'parse5';
+import type { Tokenizer, TreeAdapter, TreeAdapterTypeMap } from 'parse5';
 import { mayHoldUrl } from './url-attributes.ts';
-import type { TokenHandler } from 'parse5';
 
-const $ = html.TAG_ID;
 const NS = html.NS;
 
 export type Namespace = 'html' | 'svg' | 'mathml';
 
 /** What the rewriter hears: tags (with their namespace), comments, doctype, non-space text and EOF. */
 export interface DriverHandler {
-  onStartTag(token: Token.TagToken, namespace: Namespace): void;
+  /** `inserted`: the tree builder made an element of it (false for a start tag it ignored or merged into one). */
+  onStartTag(token: Token.TagToken, namespace: Namespace, inserted: boolean): void;
   onEndTag(token: Token.TagToken, namespace: Namespace): void;
   /** Non-whitespace character data, outside raw-text elements handled by the tokenizer's own states. */
   onText(): void;
@@ -256,16 +256,183 @@ function toNamespace(ns: html.NS): Namespace {
   return ns === NS.SVG ? 'svg' : ns === NS.MATHML ? 'mathml' : 'html';
 }
 
-export class TokenizerDriver implements TokenHandler {
-  readonly tokenizer: Tokenizer;
+/**
+ * What the tree builder keeps of a node: its name, namespace and attributes (annotation-xml's `encoding` decides
+ * whether it is an integration point), a template's content, and the document's mode (quirks mode decides
+ * whether `<table>` closes an open `<p>`). No children, no parent, no text: a node lives while it is on the
+ * stack of open elements or in the list of active formatting elements, so memory follows the nesting, not the
+ * document.
+ */
+interface StackNode {
+  readonly tagName: string;
+  readonly namespaceURI: html.NS;
+  readonly attrs: Token.Attribute[];
+  content?: StackNode;
+  mode?: html.DOCUMENT_MODE;
+}
+
+type StackOnlyMap = TreeAdapterTypeMap<StackNode, StackNode, StackNode, StackNode, StackNode, StackNode, StackNode, StackNode, StackNode, StackNode>;
+
+const NO_ATTRS: Token.Attribute[] = [];
+const NO_NODES: StackNode[] = [];
+const COMMENT: StackNode = { tagName: '#comment', namespaceURI: NS.HTML, attrs: NO_ATTRS };
+const noop = (): void => {};
+
+/** A parse5 tree adapter that builds no tree: only what the tree construction rules read back. */
+const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
+  createDocument: () => ({ tagName: '#document', namespaceURI: NS.HTML, attrs: NO_ATTRS, mode: html.DOCUMENT_MODE.NO_QUIRKS }),
+  createDocumentFragment: () => ({ tagName: '#document-fragment', namespaceURI: NS.HTML, attrs: NO_ATTRS }),
+  // Only annotation-xml's attributes are read back (its `encoding`); a formatting element's are kept by parse5
+  // with its token.
+  createElement: (tagName, namespaceURI, attrs) => ({ tagName, namespaceURI, attrs: tagName === 'annotation-xml' ? attrs : NO_ATTRS }),
+  createCommentNode: () => COMMENT,
+  createTextNode: () => COMMENT,
+  appendChild: noop,
+  insertBefore: noop,
+  setTemplateContent: (template, content) => {
+    template.content = content;
+  },
+  getTemplateContent: (template) => template.content!,
+  setDocumentType: noop,
+  setDocumentMode: (document, mode) => {
+    document.mode = mode;
+  },
+  getDocumentMode: (document) => document.mode ?? html.DOCUMENT_MODE.NO_QUIRKS,
+  detachNode: noop,
+  insertText: noop,
+  insertTextBefore: noop,
+  adoptAttributes: noop,
+  getFirstChild: () => null,
+  getChildNodes: () => NO_NODES,
+  getParentNode: () => null,
+  getAttrList: (element) => element.attrs,
+  getTagName: (element) => element.tagName,
+  getNamespaceURI: (element) => element.namespaceURI,
+  getTextNodeContent: () => '',
+  getCommentNodeContent: () => '',
+  getDocumentTypeNodeName: () => '',
+  getDocumentTypeNodePublicId: () => '',
+  getDocumentTypeNodeSystemId: () => '',
+  isTextNode: (_node): _node is StackNode => false,
+  isCommentNode: (node): node is StackNode => node === COMMENT,
+  isDocumentTypeNode: (_node): _node is StackNode => false,
+  isElementNode: (node): node is StackNode => node !== COMMENT,
+  setNodeSourceCodeLocation: noop,
+  getNodeSourceCodeLocation: () => null,
+  updateNodeSourceCodeLocation: noop,
+};
+
+/**
+ * parse5's tree builder (the HTML standard's tree construction, https://html.spec.whatwg.org/multipage/parsing.html#tree-construction)
+ * over a tree adapter that keeps no tree. It is what switches the tokenizer: RAWTEXT, RCDATA, script data and
+ * PLAINTEXT only for HTML elements, CDATA sections only in foreign content, and foreign content exactly as long as
+ * the stack of open elements says (an HTML end tag that pops `<svg>`, a breakout start tag, integration points,
+ * `mglyph`/`malignmark`, `<font color|face|size>`). Each token is handed to the rewriter after the tree builder
+ * has processed it, with the namespace of the element it made.
+ * NOTE: parse5 marks its Parser's token handlers @internal; they are what parse5's own parse() runs. Pinned by
+ * the parse5 version range and checked against parse5.parse trees by src/html/foreign-content.test.ts.
+ */
+class StackBuilder extends Parser<StackOnlyMap> {
   private readonly handler: DriverHandler;
-  private readonly namespaceStack: html.NS[] = [NS.HTML];
-  private inForeignContent = false;
+  /** The namespace of the element made from the token being processed, if one was. */
+  private tokenNamespace: html.NS | null = null;
+  private endTagAsHtml = false;
+
+  constructor(handler: DriverHandler) {
+    // Scripting disabled: <noscript> content is tokenized as markup, so that the fallback links an archive shows
+    // without scripts are rewritten too. With scripting enabled a browser keeps it as text.
+    super({ sourceCodeLocationInfo: true, scriptingEnabled: false, treeAdapter: stackOnlyAdapter });
+    this.handler = handler;
+  }
+
+  /** Elements on the stack of open elements. */
+  get openElementCount(): number {
+    return this.openElements.stackTop + 1;
+  }
+
+  get inTemplate(): boolean {
+    return this.openElements.tmplCount > 0;
+  }
+
+  override _createElement(tagName: string, namespaceURI: html.NS, attrs: Token.Attribute[], intendedParent: StackNode): StackNode {
+    if (attrs === (this.currentToken as Token.TagToken | null)?.attrs) this.tokenNamespace = namespaceURI;
+    return super._createElement(tagName, namespaceURI, attrs, intendedParent);
+  }
+
+  // Text and where a node goes in the tree change nothing on the stack: with no tree, these do nothing (parse5's
+  // versions also allocate a location per element and look up foster parents per text run).
+  override _insertCharacters(): void {}
+
+  override _attachElementToTree(): void {}
+
+  override onStartTag(token: Token.TagToken): void {
+    this.tokenNamespace = null;
+    super.onStartTag(token);
+    this.handler.onStartTag(token, toNamespace(this.tokenNamespace ?? NS.HTML), this.tokenNamespace !== null);
+  }
+
+  override _endTagOutsideForeignContent(token: Token.TagToken): void {
+    this.endTagAsHtml = true;
+    super._endTagOutsideForeignContent(token);
+  }
+
+  override onEndTag(token: Token.TagToken): void {
+    // In foreign content, an end tag that matches no foreign element is processed by the HTML rules.
+    const ns = this.currentNotInHTML ? this.treeAdapter.getNamespaceURI(this._getAdjustedCurrentElement()) : NS.HTML;
+    this.endTagAsHtml = false;
+    super.onEndTag(token);
+    this.handler.onEndTag(token, this.endTagAsHtml ? 'html' : toNamespace(ns));
+  }
+
+  override onCharacter(token: Token.CharacterToken): void {
+    if (!this.pendInTableText(token)) super.onCharacter(token);
+    this.handler.onText();
+  }
+
+  override onNullCharacter(token: Token.CharacterToken): void {
+    super.onNullCharacter(token);
+    this.handler.onText();
+  }
+
+  override onWhitespaceCharacter(token: Token.CharacterToken): void {
+    if (!this.pendInTableText(token)) super.onWhitespaceCharacter(token);
+  }
+
+  /**
+   * "In table text" keeps every character token until the next other token, then handles them all alike
+   * (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-intabletext): to the stack, one pending
+   * token does what many do, so one is kept and the rest only say whether there was non-whitespace.
+   */
+  private pendInTableText(token: Token.CharacterToken): boolean {
+    if (this.insertionMode !== InsertionMode.IN_TABLE_TEXT || this.pendingCharacterTokens.length === 0) return false;
+    if (token.type === Token.TokenType.CHARACTER) this.hasNonWhitespacePendingCharacterToken = true;
+    return true;
+  }
+
+  override onComment(token: Token.CommentToken): void {
+    super.onComment(token);
+    this.handler.onComment(token);
+  }
+
+  override onDoctype(token: Token.DoctypeToken): void {
+    super.onDoctype(token);
+    this.handler.onDoctype(token);
+  }
+
+  override onEof(token: Token.EOFToken): void {
+    super.onEof(token);
+    this.handler.onEof();
+  }
+}
+
+export class TokenizerDriver {
+  readonly tokenizer: Tokenizer;
+  private readonly builder: StackBuilder;
 
   /** `fastRuns: false` leaves parse5 reading every code point (the reference the fast runs are tested against). */
   constructor(handler: DriverHandler, options: { fastRuns?: boolean } = {}) {
-    this.handler = handler;
-    this.tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, this);
+    this.builder = new StackBuilder(handler);
+    this.tokenizer = this.builder.tokenizer;
     withoutCharacterTokenLocations(this.tokenizer);
     withAttributeLocationsFor(this.tokenizer, mayHoldUrl);
     if (options.fastRuns !== false) withFastRuns(this.tokenizer);
@@ -285,113 +452,13 @@ export class TokenizerDriver implements TokenHandler {
     return (this.tokenizer as unknown as { getCharacterTokenEndOffset(): number }).getCharacterTokenEndOffset();
   }
 
-  private enterNamespace(ns: html.NS): void {
-    this.namespaceStack.unshift(ns);
-    this.inForeignContent = ns !== NS.HTML;
-    this.tokenizer.inForeignNode = this.inForeignContent;
+  /** Elements on the tree builder's stack of open elements: what its memory follows. */
+  openElementCount(): number {
+    return this.builder.openElementCount;
   }
 
-  private leaveCurrentNamespace(): void {
-    this.namespaceStack.shift();
-    this.inForeignContent = this.namespaceStack[0] !== NS.HTML;
-    this.tokenizer.inForeignNode = this.inForeignContent;
-  }
-
-  // https://html.spec.whatwg.org/multipage/parsing.html#parsing-html-fragments step 4 lists these tokenizer
-  // states; the tree builder switches to them in "in head"/"in body" for these start tags.
-  private ensureTokenizerMode(tn: html.TAG_ID): void {
-    switch (tn) {
-      case $.TEXTAREA:
-      case $.TITLE:
-        this.tokenizer.state = TokenizerMode.RCDATA;
-        break;
-      case $.PLAINTEXT:
-        this.tokenizer.state = TokenizerMode.PLAINTEXT;
-        break;
-      case $.SCRIPT:
-        this.tokenizer.state = TokenizerMode.SCRIPT_DATA;
-        break;
-      case $.STYLE:
-      case $.IFRAME:
-      case $.XMP:
-      case $.NOEMBED:
-      case $.NOFRAMES:
-        this.tokenizer.state = TokenizerMode.RAWTEXT;
-        break;
-      // NOTE: <noscript> content is tokenized as markup (the parse with scripting disabled), so that the
-      // fallback links an archive shows without scripts are rewritten too. With scripting enabled a browser
-      // keeps it as text, and nothing in it designates a resource.
-      default:
-    }
-  }
-
-  onStartTag(token: Token.TagToken): void {
-    let tn = token.tagID;
-    if (tn === $.SVG) this.enterNamespace(NS.SVG);
-    else if (tn === $.MATH) this.enterNamespace(NS.MATHML);
-    let ns = this.namespaceStack[0] ?? NS.HTML;
-    if (this.inForeignContent) {
-      if (foreignContent.causesExit(token)) {
-        this.leaveCurrentNamespace();
-        ns = NS.HTML;
-        this.ensureTokenizerMode(tn);
-      } else {
-        if (ns === NS.MATHML) foreignContent.adjustTokenMathMLAttrs(token);
-        else if (ns === NS.SVG) {
-          foreignContent.adjustTokenSVGTagName(token);
-          foreignContent.adjustTokenSVGAttrs(token);
-        }
-        foreignContent.adjustTokenXMLAttrs(token);
-        tn = token.tagID;
-        if (!token.selfClosing && foreignContent.isIntegrationPoint(tn, ns, token.attrs)) this.enterNamespace(NS.HTML);
-      }
-    } else {
-      if (tn === $.IMAGE) {
-        // "An start tag whose tag name is "image"": parse error; change the token's tag name to "img".
-        token.tagName = html.TAG_NAMES.IMG;
-        token.tagID = $.IMG;
-      }
-      this.ensureTokenizerMode(tn);
-    }
-    if (token.selfClosing && (tn === $.SVG || tn === $.MATH) && this.namespaceStack[0] !== NS.HTML) this.leaveCurrentNamespace();
-    this.handler.onStartTag(token, toNamespace(ns));
-  }
-
-  onEndTag(token: Token.TagToken): void {
-    let tn = token.tagID;
-    const ns = this.namespaceStack[0] ?? NS.HTML;
-    if (!this.inForeignContent) {
-      const previousNs = this.namespaceStack[1];
-      if (previousNs === NS.SVG) {
-        const adjusted = foreignContent.SVG_TAG_NAMES_ADJUSTMENT_MAP.get(token.tagName);
-        if (adjusted !== undefined) tn = html.getTagID(adjusted);
-      }
-      if (previousNs !== undefined && foreignContent.isIntegrationPoint(tn, previousNs, token.attrs)) this.leaveCurrentNamespace();
-    } else if ((tn === $.SVG && ns === NS.SVG) || (tn === $.MATH && ns === NS.MATHML)) {
-      this.leaveCurrentNamespace();
-    }
-    this.handler.onEndTag(token, toNamespace(ns));
-  }
-
-  onCharacter(): void {
-    this.handler.onText();
-  }
-
-  onNullCharacter(): void {
-    this.handler.onText();
-  }
-
-  onWhitespaceCharacter(): void {}
-
-  onComment(token: Token.CommentToken): void {
-    this.handler.onComment(token);
-  }
-
-  onDoctype(token: Token.DoctypeToken): void {
-    this.handler.onDoctype(token);
-  }
-
-  onEof(): void {
-    this.handler.onEof();
+  /** Whether a `<template>` is open (its content is not in the document: a `<base>` there is not the document's). */
+  inTemplate(): boolean {
+    return this.builder.inTemplate;
   }
 }

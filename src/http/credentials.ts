@@ -2,25 +2,52 @@
  * Credentials in URLs (`http://user:password@host/`): sent as HTTP Basic authentication to the URL that carries
  * them, and never printed: every URL in a report, an `--explain` chain, a link report or an error message goes
  * through `redactUrl` first.
+ *
+ * NOTE: a password may hold an unencoded `@`, `/`, `?` or `#` (`http://u:p/w@host/`). The URL parser then reads
+ * part of it as the host, the port or the path, or fails; either way the parsed URL still shows it. So the
+ * printed form removes everything between `//` and the *last* `@` of the text, whether it parses or not. The
+ * price: a URL with an `@` in its path or query (`https://example.com/@user`) is printed from its last `@` on
+ * (`https://user`); it is still requested, and used as a base, as written.
  */
 
-/** The URL with its username and password removed; the input unchanged if it does not parse. */
-export function redactUrl(url: string | URL): string {
-  let parsed: URL;
-  try {
-    parsed = typeof url === 'string' ? new URL(url) : new URL(url.href);
-  } catch {
-    return typeof url === 'string' ? redactUnparsed(url) : url.href;
-  }
-  if (parsed.username === '' && parsed.password === '') return parsed.href;
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.href;
+/** The URL as the retrieval base: parsed, with its username and password removed. */
+export function withoutCredentials(url: URL): string {
+  if (url.username === '' && url.password === '') return url.href;
+  const copy = new URL(url.href);
+  copy.username = '';
+  copy.password = '';
+  return copy.href;
 }
 
-/** For text that is not a URL (a relative `Location`, an argument that failed to parse): drop `user:pass@`. */
-function redactUnparsed(text: string): string {
-  return text.replace(/^([a-zA-Z][a-zA-Z0-9+.-]*:)?(\/\/)[^/?#@]*@/, '$1$2');
+/**
+ * The URL for printing: parsed and serialized when it parses, its username and password removed, and then
+ * everything between `//` and the last `@` removed (`redactUserinfo`).
+ */
+export function redactUrl(url: string | URL): string {
+  if (typeof url !== 'string') return redactUserinfo(withoutCredentials(url));
+  try {
+    return redactUserinfo(withoutCredentials(new URL(url)));
+  } catch {
+    return redactUserinfo(url);
+  }
+}
+
+/**
+ * Any text that may be a URL (an argument that does not parse, a `Location` value as sent): everything
+ * between the start of the authority and the last `@` removed. The authority starts after `scheme:` and any
+ * slashes or backslashes following it (the URL parser accepts `http:\\`, `http:/` and `http:` for special
+ * schemes), or at the first `//` of a scheme-less text.
+ */
+export function redactUserinfo(text: string): string {
+  const start = /^[\s\x00-\x1f]*[A-Za-z][A-Za-z0-9+.-]*:[\\/]*/.exec(text)?.[0].length ?? authorityAfterSlashes(text);
+  if (start === -1) return text;
+  const at = text.lastIndexOf('@');
+  return at < start ? text : text.slice(0, start) + text.slice(at + 1);
+}
+
+function authorityAfterSlashes(text: string): number {
+  const slashes = /[\\/]{2}/.exec(text);
+  return slashes === null ? -1 : slashes.index + 2;
 }
 
 /**

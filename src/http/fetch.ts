@@ -15,9 +15,10 @@ import { AddressRefusedError, createConnector } from './address-guard.ts';
 import { ACCEPT_ENCODING, createByteLimit, createDecoders, parseContentEncoding } from './content-decoding.ts';
 import { parseContentType } from './content-type.ts';
 import type { ContentTypeInfo } from './content-type.ts';
-import { basicAuthorization, redactUrl } from './credentials.ts';
+import { basicAuthorization, redactUrl, redactUserinfo, withoutCredentials } from './credentials.ts';
+import { escapeControls } from './printable.ts';
 import { undici } from './undici.ts';
-import { isFetchableScheme, isRedirectStatus, nextRedirectUrl, requestKey } from './redirect.ts';
+import { decodeLocation, isFetchableScheme, isRedirectStatus, nextRedirectUrl, requestKey } from './redirect.ts';
 
 export interface FetchAgentOptions {
   /** Limits; only `connectTimeoutMs` and `maxConnectionsPerOrigin` concern the agent. @default DEFAULT_HTTP_LIMITS */
@@ -47,15 +48,19 @@ export interface FetchOptions extends FetchAgentOptions {
 }
 
 export interface FetchedDocument {
-  /** The URL that returned the body, after redirects, credentials removed: the retrieval base (SPEC §2 layer 4). */
+  /**
+   * The URL that returned the body, after redirects, credentials removed: the retrieval base (SPEC §2 layer 4).
+   * To print it, use `redactUrl(url)` (see credentials.ts).
+   */
   readonly url: string;
-  /** The URL first requested, credentials removed. */
+  /** The URL first requested, for printing (`redactUrl`). */
   readonly requestedUrl: string;
   /** The redirects followed, first request first. */
   readonly chain: readonly RedirectHop[];
   /** `{ url, redirects }` for the rewriters' `retrieval` option. */
   readonly retrieval: Retrieval;
   readonly status: number;
+  /** The reason phrase as the server sent it: escape it before printing (`escapeControls`). */
   readonly statusText: string;
   /** Response headers (lowercase names). */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -88,42 +93,73 @@ export async function fetchDocument(url: string, options: FetchOptions = {}): Pr
   try {
     current = new URL(url);
   } catch {
-    throw new AbsError(`${JSON.stringify(requestedUrl)} is not a URL`, 'ABS_ERR_USAGE');
+    throw new AbsError(`${escapeControls(JSON.stringify(requestedUrl))} is not a URL`, 'ABS_ERR_USAGE');
   }
-  if (!isFetchableScheme(current)) throw new AbsError(`${requestedUrl}: only http: and https: URLs are retrieved`, 'ABS_ERR_USAGE');
+  if (!isFetchableScheme(current)) throw new AbsError(`${escapeControls(requestedUrl)}: only http: and https: URLs are retrieved`, 'ABS_ERR_USAGE');
 
   const ownAgent = options.dispatcher === undefined ? createFetchAgent(options) : null;
   const dispatcher = options.dispatcher ?? ownAgent!;
   const chain: RedirectHop[] = [];
   const requested = new Set<string>();
+  const deadline = startDeadline(limits.deadlineMs, options.signal);
   try {
     for (;;) {
       requested.add(requestKey(current));
-      const response = await send(dispatcher, current, limits, options, chain);
+      const response = await send(dispatcher, current, limits, { ...options, signal: deadline.signal }, chain);
       const location = headerValue(response.headers['location']);
       // https://fetch.spec.whatwg.org/#http-fetch step 8: a redirect status with a Location is followed; one
       // without a Location is the response.
       if (isRedirectStatus(response.statusCode) && location !== undefined) {
-        // A redirect response's own body is never output.
-        await response.body.dump().catch(() => {});
+        // A redirect response's own body is never output, and not waited for: a body that stalls would hold
+        // each hop for up to bodyTimeoutMs. Destroying it ends the request (undici keeps the connection when the
+        // body had already arrived whole).
+        discard(response.body);
         // https://fetch.spec.whatwg.org/#concept-http-redirect-fetch step 8: "If request's redirect count is 20,
         // then return a network error."
         if (chain.length >= limits.maxRedirects) {
           throw new FetchError(`${requestedUrl}: more than ${limits.maxRedirects} redirects (limit maxRedirects)`, 'ABS_ERR_LIMIT', { url: redactUrl(current), chain });
         }
         // The hop is recorded first, so that a refused redirect is reported with the hop that asked for it.
-        chain.push({ url: redactUrl(current), status: response.statusCode, location: redactUrl(location) });
+        chain.push({ url: redactUrl(current), status: response.statusCode, location: redactUserinfo(decodeLocation(location)) });
         current = nextRedirectUrl(current, location, chain, requested);
         continue;
       }
       const document = finalDocument(response, current, requestedUrl, chain, limits);
       if (ownAgent !== null) closeWhenDone(document.body, ownAgent);
+      document.body.once('close', deadline.clear);
       return document;
     }
   } catch (err) {
+    deadline.clear();
     await ownAgent?.destroy().catch(() => {});
     throw toFetchError(err, current, chain, limits);
   }
+}
+
+/** Ends a response body we do not read, at once; the error its destruction raises has no reader. */
+function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+/** The reason the `deadlineMs` signal aborts with; `toFetchError` turns it into ABS_ERR_HTTP_TIMEOUT. */
+class DeadlinePassed extends Error {
+  override name = 'DeadlinePassed';
+}
+
+/** setTimeout's longest delay (2³¹−1 ms, 24.8 days); a longer deadline is no deadline. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * `deadlineMs`: one signal that aborts the request in flight — a redirect, the headers or the body — once the
+ * whole retrieval has taken that long, combined with the caller's signal.
+ */
+function startDeadline(deadlineMs: number, signal: AbortSignal | undefined): { signal: AbortSignal | undefined; clear: () => void } {
+  if (!(deadlineMs <= MAX_TIMER_MS)) return { signal, clear: () => {} };
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DeadlinePassed(`deadlineMs ${deadlineMs}`)), deadlineMs);
+  timer.unref();
+  return { signal: signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]), clear: () => clearTimeout(timer) };
 }
 
 async function send(dispatcher: Dispatcher, url: URL, limits: HttpLimits, options: FetchOptions, chain: readonly RedirectHop[]): Promise<Dispatcher.ResponseData> {
@@ -132,6 +168,9 @@ async function send(dispatcher: Dispatcher, url: URL, limits: HttpLimits, option
   // as URL resolution does; another origin does not get them).
   const authorization = basicAuthorization(url);
   if (authorization !== null) headers['authorization'] = authorization;
+  // undici hands interim (1xx) responses to onInfo, statuses below 100 among them ("000"), and then fails on
+  // an assertion: the status seen here turns that into one clear line.
+  let invalidStatus: number | null = null;
   try {
     return await dispatcher.request({
       origin: url.origin,
@@ -141,8 +180,15 @@ async function send(dispatcher: Dispatcher, url: URL, limits: HttpLimits, option
       headersTimeout: limits.headersTimeoutMs,
       bodyTimeout: limits.bodyTimeoutMs,
       signal: options.signal ?? null,
+      onInfo: ({ statusCode }: { statusCode: number }) => {
+        if (statusCode < 100) invalidStatus = statusCode;
+      },
     });
   } catch (err) {
+    if (invalidStatus !== null && !(err instanceof DeadlinePassed)) {
+      const where = redactUrl(url);
+      throw new FetchError(`${where}: status ${String(invalidStatus).padStart(3, '0')} is not an HTTP status (100–999): not an HTTP response`, 'ABS_ERR_HTTP_PROTOCOL', { url: where, chain }, { cause: err });
+    }
     throw toFetchError(err, url, chain, limits);
   }
 }
@@ -157,7 +203,7 @@ function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl
     response.body.destroy();
     throw err;
   }
-  const finalUrl = redactUrl(url);
+  const finalUrl = withoutCredentials(url);
   const stages: Transform[] = [createByteLimit('maxBodyBytes', limits.maxBodyBytes)];
   if (codings.length > 0) {
     const decoders = createDecoders(codings);
@@ -203,8 +249,9 @@ export function headerValue(value: string | string[] | undefined): string | unde
 /** The FetchError for a final response whose status is not 2xx, or null. */
 export function httpStatusError(document: FetchedDocument): FetchError | null {
   if (document.status >= 200 && document.status < 300) return null;
-  const text = document.statusText === '' ? '' : ` ${document.statusText}`;
-  return new FetchError(`${document.url}: HTTP ${document.status}${text}`, 'ABS_ERR_HTTP_STATUS', { url: document.url, chain: document.chain, status: document.status });
+  const text = document.statusText === '' ? '' : ` ${escapeControls(document.statusText)}`;
+  const where = redactUrl(document.url);
+  return new FetchError(`${where}: HTTP ${document.status}${text}`, 'ABS_ERR_HTTP_STATUS', { url: where, chain: document.chain, status: document.status });
 }
 
 /** Errors raised by a content decoder (corrupt gzip, deflate or br data). */
@@ -218,11 +265,13 @@ export function toFetchError(err: unknown, url: URL, chain: readonly RedirectHop
   if (err instanceof FetchError || err instanceof LimitExceededError) return err;
   const where = redactUrl(url);
   const details = { url: where, chain };
+  if (err instanceof DeadlinePassed) return new FetchError(`${where}: timeout: no complete document within ${limits.deadlineMs} ms (deadlineMs)`, 'ABS_ERR_HTTP_TIMEOUT', details, { cause: err });
   if (err instanceof AddressRefusedError) return new FetchError(`${where}: ${err.message}`, 'ABS_ERR_HTTP_ADDRESS_REFUSED', details, { cause: err });
   if (err instanceof AbsError) return err;
   const e = firstError(err);
   const code = typeof e?.code === 'string' ? e.code : '';
-  const message = e?.message ?? String(err);
+  // Text from the network stack may quote the server (a parser error, a TLS alert): one escaped line.
+  const message = escapeControls(e?.message ?? String(err));
   if (e instanceof AddressRefusedError) return new FetchError(`${where}: ${e.message}`, 'ABS_ERR_HTTP_ADDRESS_REFUSED', details, { cause: err });
   if (DNS_CODES.has(code)) return new FetchError(`${where}: cannot resolve host ${url.hostname} (${code})`, 'ABS_ERR_HTTP_DNS', details, { cause: err });
   if (CONNECT_CODES.has(code)) {
@@ -237,6 +286,11 @@ export function toFetchError(err: unknown, url: URL, chain: readonly RedirectHop
   }
   if (decodingErrors.has(e as object)) {
     return new FetchError(`${where}: cannot decode the body (${message})`, 'ABS_ERR_HTTP_CONTENT_ENCODING', details, { cause: err });
+  }
+  if (code === 'ERR_ASSERTION' || code.startsWith('HPE_') || e?.name === 'HTTPParserError' || (code === 'UND_ERR_SOCKET' && message === 'bad response')) {
+    // undici's parser quotes the reason in parentheses; its assertions span lines and name its own code.
+    const reason = code === 'ERR_ASSERTION' ? 'rejected by the HTTP client' : message.replace(/^Response does not match the HTTP\/1\.1 protocol \((.*)\)$/, '$1');
+    return new FetchError(`${where}: not a valid HTTP/1.1 response (${reason})`, 'ABS_ERR_HTTP_PROTOCOL', details, { cause: err });
   }
   if ((e as { name?: unknown } | null)?.name === 'AbortError' || code === 'UND_ERR_ABORTED') return new FetchError(`${where}: aborted`, 'ABS_ERR_HTTP_NETWORK', details, { cause: err });
   return new FetchError(`${where}: ${message}${code === '' ? '' : ` (${code})`}`, 'ABS_ERR_HTTP_NETWORK', details, { cause: err });

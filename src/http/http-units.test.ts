@@ -1,26 +1,10 @@
 /** Pure parts of src/http: address classes, file names, content codings, credentials, scheduling. */
 import { describe, expect, it } from 'vitest';
-import { isPrivateAddress } from './address-guard.ts';
 import { parseContentEncoding } from './content-decoding.ts';
 import { parseContentType, rewriteKindFor } from './content-type.ts';
-import { basicAuthorization, redactUrl } from './credentials.ts';
 import { outputFileName } from './output-name.ts';
 import { decodeLocation, nextRedirectUrl } from './redirect.ts';
-import { runScheduled } from './schedule.ts';
 import { toFetchError } from './fetch.ts';
-
-describe('isPrivateAddress', () => {
-  it.each([
-    ['127.0.0.1', true], ['127.255.0.9', true], ['10.1.2.3', true], ['172.16.0.1', true], ['172.31.255.255', true],
-    ['172.32.0.1', false], ['192.168.1.1', true], ['169.254.169.254', true], ['100.64.0.1', true], ['0.0.0.0', true],
-    ['224.0.0.1', true], ['255.255.255.255', true], ['8.8.8.8', false], ['93.184.215.14', false],
-    ['::1', true], ['[::1]', true], ['::', true], ['fe80::1', true], ['fd00::1', true], ['fc00::1', true],
-    ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:8.8.8.8', false], ['2606:4700::1111', false],
-    ['example.com', false],
-  ])('%s → %s', (address, expected) => {
-    expect(isPrivateAddress(address)).toBe(expected);
-  });
-});
 
 describe('outputFileName', () => {
   it('is readable, safe and unique, the same for the same URL', () => {
@@ -52,17 +36,6 @@ describe('content codings and types', () => {
   });
 });
 
-describe('credentials', () => {
-  it('are removed from every printed URL', () => {
-    expect(redactUrl('https://u:p@example.com/x')).toBe('https://example.com/x');
-    expect(redactUrl('https://u@example.com/x')).toBe('https://example.com/x');
-    expect(redactUrl('//u:p@example.com/x')).toBe('//example.com/x');
-    expect(redactUrl('/relative')).toBe('/relative');
-    expect(basicAuthorization(new URL('http://a%20b:p%40ss@x/'))).toBe(`Basic ${Buffer.from('a b:p@ss').toString('base64')}`);
-    expect(basicAuthorization(new URL('http://x/'))).toBeNull();
-  });
-});
-
 describe('redirect targets', () => {
   it('resolve against the current URL, inherit the fragment, refuse other schemes and loops', () => {
     const current = new URL('http://a/b/c#f');
@@ -75,44 +48,6 @@ describe('redirect targets', () => {
     expect(() => nextRedirectUrl(current, '/b/c', [], new Set(['http://a/b/c']))).toThrow(/loop/);
     expect(decodeLocation(Buffer.from('/é', 'utf8').toString('latin1'))).toBe('/é');
     expect(decodeLocation('/\u00e9')).toBe('/\u00e9'); // not UTF-8: left as latin1
-  });
-});
-
-describe('runScheduled', () => {
-  it('never exceeds the total or the per-host limit, and runs everything', async () => {
-    const items = Array.from({ length: 30 }, (_, i) => ({ host: `h${i % 3}`, i }));
-    const active = new Map<string, number>();
-    let total = 0;
-    let worst = 0;
-    const worstHost = new Map<string, number>();
-    const done: number[] = [];
-    await runScheduled(items, { concurrency: 4, perHost: 2, hostOf: (x) => x.host }, async (x) => {
-      total++;
-      active.set(x.host, (active.get(x.host) ?? 0) + 1);
-      worst = Math.max(worst, total);
-      worstHost.set(x.host, Math.max(worstHost.get(x.host) ?? 0, active.get(x.host)!));
-      await new Promise((r) => setImmediate(r));
-      active.set(x.host, active.get(x.host)! - 1);
-      total--;
-      done.push(x.i);
-    });
-    expect(done.sort((a, b) => a - b)).toEqual(items.map((x) => x.i));
-    expect(worst).toBe(4);
-    expect(Math.max(...worstHost.values())).toBe(2);
-  });
-
-  it('a slow host does not hold the others back', async () => {
-    const order: string[] = [];
-    let releaseSlow: () => void = () => {};
-    const slow = new Promise<void>((r) => (releaseSlow = r));
-    const items = ['slow', 'slow', 'slow', 'fast', 'fast', 'fast'];
-    const run = runScheduled(items, { concurrency: 2, perHost: 1, hostOf: (x) => x }, async (x) => {
-      if (x === 'slow') await slow;
-      order.push(x);
-      if (order.filter((o) => o === 'fast').length === 3) releaseSlow();
-    });
-    await run;
-    expect(order.slice(0, 3)).toEqual(['fast', 'fast', 'fast']);
   });
 });
 

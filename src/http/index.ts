@@ -7,4 +7,3 @@ export type { ContentTypeInfo, RewriteKind } from './content-type.ts';
 export { redactUrl } from './credentials.ts';
 export { isPrivateAddress } from './address-guard.ts';
 export { outputFileName } from './output-name.ts';
-export { runScheduled } from './schedule.ts';

@@ -4,7 +4,8 @@
  */
 import { FetchError } from '../errors.ts';
 import type { RedirectHop } from '../errors.ts';
-import { redactUrl } from './credentials.ts';
+import { redactUrl, redactUserinfo } from './credentials.ts';
+import { escapeControls } from './printable.ts';
 
 /** https://fetch.spec.whatwg.org/#redirect-status */
 export function isRedirectStatus(status: number): boolean {
@@ -47,7 +48,7 @@ export function nextRedirectUrl(current: URL, location: string, chain: readonly 
   try {
     next = new URL(value, current);
   } catch {
-    throw new FetchError(`${redactUrl(current)}: redirect to an invalid URL ${JSON.stringify(redactUrl(value))}`, 'ABS_ERR_HTTP_REDIRECT', { url: redactUrl(current), chain });
+    throw new FetchError(`${redactUrl(current)}: redirect to an invalid URL ${escapeControls(JSON.stringify(redactUserinfo(value)))}`, 'ABS_ERR_HTTP_REDIRECT', { url: redactUrl(current), chain });
   }
   if (!value.includes('#') && current.hash !== '') next.hash = current.hash;
   if (!isFetchableScheme(next)) {

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,4 +115,57 @@ export function runCliAsync(args: readonly string[], options: { input?: string }
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * A raw TCP server on 127.0.0.1 for responses no HTTP server library would send (status 000, escape sequences
+ * in the reason phrase, 100 Continue, bodies that never end). `respond` gets each request's path and the
+ * socket, and may answer several requests on one connection.
+ */
+export interface RawServer {
+  readonly origin: string;
+  /** Connections accepted, and requests read (path per request), in order. */
+  readonly connections: number;
+  readonly requests: string[];
+  close(): Promise<void>;
+}
+
+export async function startRawServer(respond: (path: string, socket: Socket) => void): Promise<RawServer> {
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createNetServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let pending = '';
+    socket.on('data', (d: Buffer) => {
+      pending += d.toString('latin1');
+      for (let end = pending.indexOf('\r\n\r\n'); end !== -1; end = pending.indexOf('\r\n\r\n')) {
+        const head = pending.slice(0, end);
+        pending = pending.slice(end + 4);
+        const path = head.split(' ')[1] ?? '/';
+        requests.push(path);
+        respond(path, socket);
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    get connections() {
+      return connections;
+    },
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

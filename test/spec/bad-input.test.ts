@@ -70,6 +70,15 @@ describe('bad input', () => {
     expect(r.output).toEqual(bytes('<meta charset=utf-8><p>', [0xff, 0xc3], '</p><a href="x', [0xfe], '">a</a><a href="http://example.com/d/y">b</a>', [0x80]));
   });
 
+  it('open elements past maxOpenElements: the rest passes through with a warning', async () => {
+    const input = bytes(`<a href="a">1</a>${'<div>'.repeat(20)}<a href="b">2</a>`);
+    const r = await run(input, { retrieval, limits: resolveLimits({ maxOpenElements: 16 }) });
+    expect(r.codes).toEqual(['open-elements-limit']);
+    // From the <div> that makes the stack (html, body, divs) longer than 16 on, every byte passes through.
+    expect(r.output.toString('latin1')).toBe(`<a href="http://example.com/d/a">1</a>${'<div>'.repeat(20)}<a href="b">2</a>`);
+    expect((await run(input, { retrieval, limits: resolveLimits({ maxOpenElements: 64 }) })).codes).toEqual([]);
+  });
+
   it('an unparseable URL is left as it is, with a warning, and the rest is rewritten', async () => {
     const r = await run(bytes('<a href="//[::1">a</a><img src="http://example.com:99999/"><a href="z">'));
     expect(r.codes).toEqual(['unresolvable-reference']);
@@ -94,5 +103,42 @@ describe('streaming', () => {
     expect(early).toContain('<body><p><a href="http://example.com/d/x">x</a></p>');
     stream.end('</body></html>');
     await new Promise((resolve) => stream.on('end', resolve));
+  });
+});
+
+describe('undecodable bytes cost only the URL that holds them (issue 11)', () => {
+  const utf8 = (s: string): number[] => [...Buffer.from(s, 'utf8')];
+
+  it('a UTF-8 page labelled gb2312: every URL of <style>, style= and attributes is rewritten but one holding the bytes', async () => {
+    // "中 " in UTF-8 is E4 B8 AD 20: E4 B8 is a GBK character, AD 20 is not (a trail byte is 0x40-0xFE).
+    const css = ['.t{content:"', utf8('中 文'), '"} .a{background:url(a.png)} @import "b.css"; .c{background:url("', utf8('图 1.png'), '")}'];
+    const input = bytes('<meta charset=gb2312><style>', ...css, '</style><p style="font-family:\'', utf8('宋 体'), '\';background:url(p.png)">', '<a href="ok.html" title="', utf8('标 题'), '">x</a>');
+    const r = await run(input);
+    expect(r.codes).toEqual(['undecodable-value']);
+    expect(r.output).toEqual(
+      bytes(
+        '<meta charset=gb2312><style>', '.t{content:"', utf8('中 文'), '"} .a{background:url(http://example.com/d/a.png)} @import "http://example.com/d/b.css"; .c{background:url("', utf8('图 1.png'), '")}',
+        '</style><p style="font-family:\'', utf8('宋 体'), '\';background:url(http://example.com/d/p.png)">', '<a href="http://example.com/d/ok.html" title="', utf8('标 题'), '">x</a>',
+      ),
+    );
+  });
+
+  it('a windows-1252 byte in a UTF-8 page: the rest of the CSS and of a srcset is rewritten, the byte stays', async () => {
+    const input = bytes(
+      '<meta charset=utf-8><style>.a{content:"caf', [0xe9], '"} .b{background:url(b.png)}</style>',
+      '<p style="font-family:\'caf', [0xe9], '\';background:url(c.png)">',
+      '<img srcset="x.png 1x, caf', [0xe9], '.png 2x" src="', [0xe9], '/i.png" alt="caf', [0xe9], '">',
+      '<iframe srcdoc="<img src=\'caf', [0xe9], '.png\'><a href=\'s.html\'>"></iframe>',
+    );
+    const r = await run(input);
+    expect(r.codes).toEqual(['undecodable-value']);
+    expect(r.output).toEqual(
+      bytes(
+        '<meta charset=utf-8><style>.a{content:"caf', [0xe9], '"} .b{background:url(http://example.com/d/b.png)}</style>',
+        '<p style="font-family:\'caf', [0xe9], '\';background:url(http://example.com/d/c.png)">',
+        '<img srcset="http://example.com/d/x.png 1x, caf', [0xe9], '.png 2x" src="', [0xe9], '/i.png" alt="caf', [0xe9], '">',
+        '<iframe srcdoc="<img src=\'caf', [0xe9], '.png\'><a href=\'http://example.com/d/s.html\'>"></iframe>',
+      ),
+    );
   });
 });

@@ -1,0 +1,146 @@
+/**
+ * The rewriter for an input's type: the one dispatch of every job (a file, a directory entry, a manifest line).
+ * An input's type comes from `--type`, else its name's extension, else (batch inputs) its first bytes.
+ *
+ * WARC/ARC: detected here (by extension and by first bytes) as the type `warc`; its rewriter is the per-file
+ * entry point of src/warc, plugged in as one entry of `STREAM_REWRITERS` below when that module is present.
+ */
+import type { Transform } from 'node:stream';
+import type { BaseDecision } from '../base/base.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
+import { createCssRewriter } from '../css/stream.ts';
+import { AbsError } from '../errors.ts';
+import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
+import { createHtmlRewriter } from '../html/stream.ts';
+import type { MimePartInfo } from '../mime/rewriter.ts';
+import { createMboxRewriter, createMimeRewriter } from '../mime/stream.ts';
+import { getResolver } from '../uri/index.ts';
+import type { ResolverName } from '../uri/index.ts';
+
+export type DocumentType = 'html' | 'css' | 'mime' | 'mbox' | 'warc';
+
+export const DOCUMENT_TYPES: readonly DocumentType[] = ['html', 'css', 'mime', 'mbox', 'warc'];
+
+const EXTENSION_TYPES: ReadonlyArray<readonly [string, DocumentType]> = [
+  ['.html', 'html'],
+  ['.htm', 'html'],
+  ['.xhtml', 'html'],
+  ['.shtml', 'html'],
+  ['.css', 'css'],
+  ['.eml', 'mime'],
+  ['.mht', 'mime'],
+  ['.mhtml', 'mime'],
+  ['.mbox', 'mbox'],
+  ['.warc', 'warc'],
+  ['.warc.gz', 'warc'],
+  ['.arc', 'warc'],
+  ['.arc.gz', 'warc'],
+];
+
+/** The type a file name's extension names, if any (`.warc.gz` is two). */
+export function typeOfName(name: string): DocumentType | undefined {
+  const lower = name.toLowerCase();
+  let best: readonly [string, DocumentType] | undefined;
+  for (const e of EXTENSION_TYPES) if (lower.endsWith(e[0]) && (best === undefined || e[0].length > best[0].length)) best = e;
+  return best?.[1];
+}
+
+/** Bytes `typeOfBytes` looks at. */
+export const SNIFF_BYTES = 16;
+
+/**
+ * The type the first bytes show, where they show one: a WARC record starts "WARC/" (ISO 28500 §4), an ARC file
+ * "filedesc://" (ARC 1.0); gzip (1f 8b) members of either are told by the name (.warc.gz, .arc.gz).
+ */
+export function typeOfBytes(head: Uint8Array): DocumentType | undefined {
+  const ascii = Buffer.from(head).toString('latin1');
+  if (ascii.startsWith('WARC/') || ascii.startsWith('filedesc://')) return 'warc';
+  return undefined;
+}
+
+/** `--type` as written: a type, or `auto`. */
+export function parseTypeOption(value: string, allowed: readonly string[] = DOCUMENT_TYPES): DocumentType | 'auto' {
+  if (value === 'auto' || ((DOCUMENT_TYPES as readonly string[]).includes(value) && allowed.includes(value))) return value as DocumentType | 'auto';
+  throw new AbsError(`--type must be ${allowed.join(', ')} or auto, not ${JSON.stringify(value)}`, 'ABS_ERR_USAGE');
+}
+
+/** The options of the one-document command that shape a rewrite: plain data, so that a worker thread can get them. */
+export interface RewriteSettings {
+  readonly url: string | null;
+  readonly base: string | null;
+  readonly resolver: ResolverName;
+  readonly charset: string | undefined;
+  readonly explain: boolean;
+  readonly exactBase: boolean;
+  readonly fragments: boolean;
+  readonly lazyLoad: boolean;
+  readonly contentLocation: boolean;
+}
+
+/** What a rewrite reports as it goes: references (with their part: null, "2.1", or "MESSAGE:PATH"), warnings, bases. */
+export interface RewriteCallbacks {
+  readonly onReference?: ((r: ReferenceRecord, part: string | null) => void) | undefined;
+  readonly onWarning: (w: HtmlWarning, part?: string) => void;
+  /** --explain: a base decision, for the document or a part (`what` names the part). */
+  readonly onBase?: ((decision: BaseDecision, what: string | null) => void) | undefined;
+  /** --explain: the encoding of the document or of a rewritten part (`what` names the part), and its source. */
+  readonly onEncoding?: ((encoding: EncodingDecision, what: string | null) => void) | undefined;
+}
+
+export interface DocumentRewriter {
+  readonly stream: Transform;
+  /** Read when the stream has ended: documents or records rewritten (a message of an mbox, a WARC record), and references changed. */
+  stats(): { records: number; rewritten: number };
+}
+
+/**
+ * Stream rewriters that live in modules of their own, by type (the WARC entry point). A type with none here and
+ * none below is reported as not supported by this build.
+ */
+export const STREAM_REWRITERS: Partial<Record<DocumentType, (settings: RewriteSettings, callbacks: RewriteCallbacks) => DocumentRewriter>> = {};
+
+export function createDocumentRewriter(type: DocumentType, s: RewriteSettings, c: RewriteCallbacks): DocumentRewriter {
+  const resolver = getResolver(s.resolver);
+  const common = { retrieval: s.url === null ? null : { url: s.url }, fallback: s.base, resolver };
+  const documentOptions = { exactBase: s.exactBase, absolutizeFragments: s.fragments, lazyLoad: s.lazyLoad };
+  const onBase = c.onBase === undefined ? undefined : (d: BaseDecision): void => c.onBase!(d, null);
+  const onReference = c.onReference === undefined ? undefined : (r: ReferenceRecord): void => c.onReference!(r, null);
+  const onEncoding = c.onEncoding === undefined ? undefined : (e: EncodingDecision): void => c.onEncoding!(e, null);
+  const explainPart = (p: MimePartInfo, prefix = ''): void => c.onBase!(p.base, `part ${prefix}${p.path} (${p.contentType})`);
+  const mimeCommon = { ...common, absolutizeContentLocation: s.contentLocation, ...documentOptions };
+  switch (type) {
+    case 'html': {
+      const stream = createHtmlRewriter({ ...common, charset: s.charset, ...documentOptions, onWarning: (w) => c.onWarning(w), onReference, onBase, onEncoding });
+      return { stream, stats: () => ({ records: 1, rewritten: stream.stats.rewritten }) };
+    }
+    case 'css': {
+      const stream = createCssRewriter({ ...common, charset: s.charset, onWarning: (w) => c.onWarning(w), onReference, onBase, onEncoding });
+      return { stream, stats: () => ({ records: 1, rewritten: stream.stats.rewritten }) };
+    }
+    case 'mime': {
+      const stream = createMimeRewriter({
+        ...mimeCommon,
+        onReference: c.onReference,
+        onWarning: c.onWarning,
+        onPart: c.onBase === undefined ? undefined : (p) => explainPart(p),
+        onEncoding: c.onEncoding && ((e, part) => c.onEncoding!(e, `part ${part}`)),
+      });
+      return { stream, stats: () => ({ records: 1, rewritten: stream.stats.rewritten }) };
+    }
+    case 'mbox': {
+      const stream = createMboxRewriter({
+        ...mimeCommon,
+        onReference: c.onReference && ((r, part, message) => c.onReference!(r, `${message}:${part}`)),
+        onWarning: (w, part, message) => c.onWarning(w, `${message}:${part}`),
+        onPart: c.onBase === undefined ? undefined : (p, message) => explainPart(p, `${message}:`),
+        onEncoding: c.onEncoding && ((e, part, message) => c.onEncoding!(e, `part ${message}:${part}`)),
+      });
+      return { stream, stats: () => ({ records: stream.messages, rewritten: stream.stats.rewritten }) };
+    }
+    default: {
+      const plugged = STREAM_REWRITERS[type];
+      if (plugged === undefined) throw new AbsError(`${type} input is not supported by this build`, 'ABS_ERR_INPUT');
+      return plugged(s, c);
+    }
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * `absolutize crawl.warc.gz -o out.warc.gz [--links links.jsonl]`: WARC and ARC input (SPEC §5b), detected by
+ * `--type warc`, the extension (.warc, .arc, either .gz) or the first bytes. Writes WARC (ARC input too), or with
+ * `--links -` and no -o only the report. Progress (records, MB, rate) on a terminal.
+ */
+import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
+import { inflateRawSync, constants } from 'node:zlib';
+import { AbsError } from '../errors.ts';
+import { gzipHeaderLength, isGzipMagic } from '../warc/gzip-member.ts';
+import { sniffRecordFormat } from '../warc/record.ts';
+import { rewriteWarcStream } from '../warc/rewriter.ts';
+import type { WarcOutputModel } from '../warc/rewriter.ts';
+import type { Resolver } from '../uri/types.ts';
+import { createAtomicFile } from './atomic-file.ts';
+import type { AtomicFile } from './atomic-file.ts';
+import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
+import type { CliIo } from './io.ts';
+import { createProgress } from './progress.ts';
+
+/** The options only WARC input takes (merged into the main command's parseArgs table). */
+export const WARC_OPTIONS = {
+  'warc-output': { type: 'string' },
+  'link-keys': { type: 'boolean', default: false },
+} as const;
+
+export const WARC_HELP = `WARC and ARC (crawl files; .warc, .arc, .warc.gz, .arc.gz, or --type warc):
+  absolutize crawl.warc.gz -o out.warc.gz [--links links.jsonl]
+  absolutize crawl.warc.gz --links -          report only (one JSON line per reference, redirect, record)
+  absolutize old.arc.gz -o out.warc.gz        ARC in, WARC out
+  --warc-output MODEL     replace (default: the rewritten response replaces the original, with a metadata
+                          record naming it) or conversion (every original kept, a conversion record added)
+  --link-keys             add "surt" and "normalized" (RFC 3986 §6) keys to reference and redirect lines
+`;
+
+/** A file name a crawl file has: .warc, .arc, .warc.gz, .arc.gz (the directory mode's extension table). */
+export function isWarcName(name: string): boolean {
+  return /\.w?arc(\.gz)?$/i.test(name);
+}
+
+/** Whether a file is WARC or ARC by its first bytes (gzip: the start of its first member, inflated). */
+export async function isWarcFile(path: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    let head = buffer.subarray(0, bytesRead);
+    if (isGzipMagic(head)) {
+      const h = gzipHeaderLength(head);
+      if (h === null) return false;
+      try {
+        head = inflateRawSync(head.subarray(h), { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: 1 << 16 });
+      } catch {
+        return false;
+      }
+    }
+    return sniffRecordFormat(head) !== null;
+  } finally {
+    await handle.close();
+  }
+}
+
+export interface WarcCommandValues {
+  readonly output?: string | undefined;
+  readonly links?: string | undefined;
+  readonly base?: string | undefined;
+  readonly url?: string | undefined;
+  readonly charset?: string | undefined;
+  readonly jobs?: string | undefined;
+  readonly explain?: boolean | undefined;
+  readonly 'exact-base'?: boolean | undefined;
+  readonly fragments?: boolean | undefined;
+  readonly 'lazy-load'?: boolean | undefined;
+  readonly 'http-content-location'?: boolean | undefined;
+  readonly 'warc-output'?: string | undefined;
+  readonly 'link-keys'?: boolean | undefined;
+}
+
+/** The WARC options as given, for each file's run in directory mode. */
+export function warcPassOn(values: WarcCommandValues): string[] {
+  return [...(values['warc-output'] === undefined ? [] : ['--warc-output', values['warc-output']]), ...(values['link-keys'] === true ? ['--link-keys'] : [])];
+}
+
+export async function warcCommand(input: string, values: WarcCommandValues, resolver: Resolver, io: CliIo): Promise<number> {
+  const model = values['warc-output'] ?? 'replace';
+  if (model !== 'replace' && model !== 'conversion') throw new AbsError(`--warc-output must be replace or conversion, not ${JSON.stringify(model)}`, 'ABS_ERR_USAGE');
+  // A directory's --url reaches every file: for a crawl file it says nothing (each record has its own URL).
+  if (values.url !== undefined) report(io, 'warning', 'invalid-base-layer', `--url ${values.url} is not used for ${input}: each WARC record's WARC-Target-URI is its URL`);
+  if (values.charset !== undefined) throw new AbsError('--charset does not apply to WARC input: each record\'s HTTP Content-Type charset is used', 'ABS_ERR_USAGE');
+  if (values.jobs !== undefined) throw new AbsError('--jobs applies to a directory INPUT only', 'ABS_ERR_USAGE');
+  const reportOnly = values.links === '-' && values.output === undefined;
+  if (values.output === undefined && !reportOnly && (io.stdout as { isTTY?: boolean }).isTTY === true) {
+    throw new AbsError('a WARC is not written to a terminal: give -o FILE, or --links - for the report only', 'ABS_ERR_USAGE');
+  }
+
+  let links: { write(line: string): void; close(): Promise<void>; abort(): Promise<void> } | null = null;
+  let output: AtomicFile | null = null;
+  let source: Readable;
+  try {
+    source = input === '-' ? (io.stdin as Readable) : (await open(input, 'r')).createReadStream({ highWaterMark: 1 << 20 });
+  } catch (err) {
+    report(io, 'error', 'ABS_ERR_INPUT', `${input}: ${(err as Error).message}`);
+    return EXIT_INPUT;
+  }
+  if (values.links === '-') links = { write: (l) => io.stdout.write(l), close: async () => {}, abort: async () => {} };
+  else if (values.links !== undefined) {
+    const file = createAtomicFile(values.links);
+    links = { write: (l) => file.stream.write(l), close: () => file.commit(), abort: () => file.abort() };
+  }
+  if (!reportOnly && values.output !== undefined) output = createAtomicFile(values.output);
+  const sink: NodeJS.WritableStream | null = reportOnly ? null : output !== null ? output.stream : io.stdout;
+
+  const progress = createProgress(io, true);
+  const started = Date.now();
+  let lastDraw = 0;
+  try {
+    const summary = await rewriteWarcStream(source, sink, {
+      output: model as WarcOutputModel,
+      resolver,
+      fallback: values.base ?? null,
+      exactBase: values['exact-base'],
+      absolutizeFragments: values.fragments,
+      lazyLoad: values['lazy-load'],
+      honourHttpContentLocation: values['http-content-location'],
+      linkKeys: values['link-keys'],
+      document: input,
+      filename: values.output === undefined ? undefined : basename(values.output),
+      onLink: (line) => {
+        if (values.explain === true && line.kind === 'record') progress.line(`absolutize: ${line.warcType ?? '?'} ${line.targetUri ?? ''}: ${line.action}, ${line.reason}`);
+        links?.write(`${JSON.stringify(line)}\n`);
+      },
+      onWarning: (w) => progress.line(`absolutize: warning [${w.code}] ${w.message} (${input} at offset ${w.offset})`),
+      onProgress: (p) => {
+        const now = Date.now();
+        if (now - lastDraw < 200) return;
+        lastDraw = now;
+        const seconds = Math.max(0.001, (now - started) / 1000);
+        progress.update(`absolutize: ${p.records} records, ${(p.bytesIn / 1e6).toFixed(1)} MB, ${(p.bytesIn / 1e6 / seconds).toFixed(1)} MB/s`);
+      },
+    }, sink !== io.stdout);
+    progress.done();
+    if (values.explain === true) {
+      progress.line(`absolutize: ${input}: ${summary.records} records, ${summary.rewritten} rewritten, ${summary.references} references changed, ${summary.bytesIn} bytes in, ${summary.bytesOut} out, ${summary.warnings} warnings`);
+    }
+  } catch (err) {
+    progress.done();
+    await output?.abort();
+    await links?.abort();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT' || e.code === 'EACCES' || e.code === 'EISDIR') {
+      report(io, 'error', 'ABS_ERR_INPUT', `${input}: ${e.message}`);
+      return EXIT_INPUT;
+    }
+    if (err instanceof AbsError) throw new AbsError(`${input}: ${err.message}`, err.code);
+    throw err;
+  }
+  try {
+    await output?.commit();
+    await links?.close();
+  } catch (err) {
+    await output?.abort();
+    await links?.abort();
+    report(io, 'error', 'ABS_ERR_OUTPUT', (err as Error).message);
+    return EXIT_INPUT;
+  }
+  return EXIT_OK;
+}
+

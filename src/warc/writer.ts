@@ -1,0 +1,60 @@
+/**
+ * Writing WARC records (WARC 1.1 §4–§6): header fields, block, CRLF CRLF; digests as `sha1:` + RFC 4648 base32,
+ * as every WARC tool writes them; one gzip member per record when the input was compressed (WARC 1.1 Annex D).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** RFC 4648 §6 base32 (with padding; a SHA-1 of 20 bytes needs none). */
+export function base32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  while (out.length % 8 !== 0) out += '=';
+  return out;
+}
+
+/** `sha1:BASE32` of the bytes (WARC 1.1 §5.8 labelled digest). */
+export function sha1Digest(...parts: Uint8Array[]): string {
+  const h = createHash('sha1');
+  for (const p of parts) h.update(p);
+  return `sha1:${base32(h.digest())}`;
+}
+
+export function newRecordId(): string {
+  return `<urn:uuid:${randomUUID()}>`;
+}
+
+/** A record's bytes: version line, fields, a Content-Length for the block, the block and CRLF CRLF. */
+export function serializeRecord(version: string, fields: ReadonlyArray<readonly [string, string]>, block: Uint8Array): Buffer {
+  let head = `${version}\r\n`;
+  for (const [name, value] of fields) if (name.toLowerCase() !== 'content-length') head += `${name}: ${value}\r\n`;
+  head += `Content-Length: ${block.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head, 'utf8'), block, Buffer.from('\r\n\r\n')]);
+}
+
+/** One gzip member per record, as the input had them (level 6, zlib's default). */
+export function encodeUnit(bytes: Buffer, compressed: boolean): Buffer {
+  return compressed ? gzipSync(bytes) : bytes;
+}
+
+/** `application/warc-fields` (WARC 1.1 §6.1): one `name: value` line each. */
+export function warcFields(entries: ReadonlyArray<readonly [string, string | number | null | undefined]>): Buffer {
+  return Buffer.from(entries.filter(([, v]) => v !== null && v !== undefined).map(([n, v]) => `${n}: ${String(v).replace(/[\r\n]+/g, ' ')}\r\n`).join(''), 'utf8');
+}
+
+/** The current time as WARC-Date (W3C-ISO8601, seconds). */
+export function warcDateNow(): string {
+  return `${new Date().toISOString().slice(0, 19)}Z`;
+}
