@@ -41,6 +41,7 @@ describe('option typos', () => {
     expect(usageLine(['--hepl'])).toContain('did you mean --help?');
     expect(usageLine(['https://example.com/', '--max-redirect', '3'])).toContain('did you mean --max-redirects?');
     expect(usageLine(['resolve', '--bsae', 'http://h/', 'x'])).toContain('did you mean --base?');
+    expect(usageLine(['batch', 'urls.txt', '--shrads', '2'])).toContain('did you mean --shards?');
   });
 
   it('say nothing they cannot back: no suggestion for a name far from every flag', () => {
