@@ -64,7 +64,7 @@ def decoded_header(msg, name, compat32):
                 text = raw.decode('utf-8')
             except UnicodeDecodeError:
                 text = raw.decode('latin-1')
-            return str(make_header(decode_header(text)))
+            return str(make_header(decode_header(text))) if '=?' in text else text
         return str(msg[name])
     except Exception as exc:  # a header Python cannot read: say so rather than guess
         return {'error': f'{type(exc).__name__}: {exc}'}

@@ -6,7 +6,7 @@
  *
  * - Output of a path: OUTDIR/PATH for a relative path that stays below the manifest's directory, else
  *   OUTDIR/@root/ABSOLUTE-PATH; of a URL: OUTDIR/@url/NAME (NAME from the URL as `-o DIR` names it). Written to a
- *   temporary name in OUTDIR/.absolutize/tmp/SHARD/ and renamed; `--links` writes OUTPUT.links.jsonl first.
+ *   temporary name in OUTDIR/.absolutize/tmp/MANIFEST-SHARD/ and renamed; `--links` writes OUTPUT.links.jsonl first.
  *   An output that exists is done: `skipped` (`--force` redoes it).
  * - Shard I of N takes the inputs whose 0-based index (counting input lines only) is I mod N: `--shard I/N`, else
  *   SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT (or `--shards N`), JOB_COMPLETION_INDEX
@@ -32,6 +32,7 @@ import type { CliIo } from '../cli/io.ts';
 import { report } from '../cli/io.ts';
 import { createProgress } from '../cli/progress.ts';
 import { settingsOf } from '../cli/absolutize-command.ts';
+import { createUrlJobRunner, hostKey } from '../cli/fetch-command.ts';
 import { parseCommandLine, validateEncodingLabel } from '../cli/options.ts';
 import type { FileJob, JobResult } from './job.ts';
 import { inputLines, readLines } from './lines.ts';
@@ -192,11 +193,8 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
   if (!fromStdin && manifestDir === outDir) throw new AbsError(`-o ${values.output} is the manifest's directory: each relative input would be its own output`, 'ABS_ERR_USAGE');
   const shardTag = `${shard.index}-of-${shard.count}`;
   const state = join(outDir, '.absolutize');
-  const tmpDir = join(state, 'tmp', shardTag);
   try {
-    // A re-run of this shard removes what an earlier, killed attempt left.
-    await rm(tmpDir, { recursive: true, force: true });
-    await mkdir(tmpDir, { recursive: true });
+    await mkdir(state, { recursive: true });
   } catch (err) {
     throw new AbsError(`-o ${values.output}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
   }
@@ -207,7 +205,7 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
   let sha: string;
   try {
     if (fromStdin) {
-      manifestPath = join(tmpDir, `stdin.${randomBytes(8).toString('hex')}`);
+      manifestPath = join(state, `.stdin.${randomBytes(8).toString('hex')}.tmp`);
       liveTemporaryFiles.add(manifestPath);
       sha = await hashCopy(io.stdin as NodeJS.ReadableStream, createWriteStream(manifestPath));
     } else {
@@ -217,30 +215,40 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
   } catch (err) {
     throw new AbsError(`manifest ${manifestArg}: ${(err as Error).message}`, 'ABS_ERR_INPUT');
   }
-  const kept = join(state, `manifest-${sha}.txt`);
-  if ((await stat(kept).catch(() => null)) === null) {
-    const temp = join(tmpDir, `manifest.${randomBytes(8).toString('hex')}`);
-    await copyFile(manifestPath, temp);
-    await rename(temp, kept);
-  }
-  if (fromStdin) {
-    await unlink(manifestPath).catch(() => {});
-    liveTemporaryFiles.delete(manifestPath);
-    manifestPath = kept;
+  // Temporary files of this shard of this manifest: a re-run first removes what a killed attempt left. (Two runs
+  // of one shard of one manifest at the same time are not supported; different shards or manifests never meet.)
+  const tmpDir = join(state, 'tmp', `${sha.slice(0, 16)}-${shardTag}`);
+  try {
+    await rm(tmpDir, { recursive: true, force: true });
+    await mkdir(tmpDir, { recursive: true });
+    const kept = join(state, `manifest-${sha}.txt`);
+    if ((await stat(kept).catch(() => null)) === null) {
+      const temp = join(tmpDir, `manifest.${randomBytes(8).toString('hex')}`);
+      await copyFile(manifestPath, temp);
+      await rename(temp, kept);
+    }
+    if (fromStdin) {
+      await unlink(manifestPath).catch(() => {});
+      liveTemporaryFiles.delete(manifestPath);
+      manifestPath = kept;
+    }
+  } catch (err) {
+    throw new AbsError(`-o ${values.output}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
   }
 
   const statusFile = createWriteStream(join(state, `status-${shardTag}.jsonl`), { flags: 'a' });
   const progress = createProgress(io, true);
   const pool = createJobPool(jobs);
   const shardText = `${shard.index}/${shard.count}`;
-  let fetcher: Awaited<ReturnType<typeof urlFetcher>> | null = null;
+  // URL lines: retrieved on this thread (the network waits, the pool rewrites files), one agent for the run.
+  let fetcher: ReturnType<typeof createUrlJobRunner> | null = null;
   const byId = new Map<number, { input: string; output: string }>();
   async function* source(): AsyncGenerator<FileJob> {
     for await (const { index, text } of inputLines(readLines(createReadStream(manifestPath), `manifest ${manifestArg}`))) {
       if (index % shard.count !== shard.index) continue;
       const o = outputOf(text, manifestDir, outDir);
       const temp = (suffix: string): string => join(tmpDir, `${index}.${randomBytes(8).toString('hex')}${suffix}`);
-      if (o.url !== null) fetcher ??= await urlFetcher(io, progress, settings, charset, values.links);
+      if (o.url !== null) fetcher ??= createUrlJobRunner(io, progress, settings, charset, values.links);
       byId.set(index, { input: text, output: o.output });
       yield {
         id: index,
@@ -262,7 +270,7 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
       pool,
       progress,
       concurrency: jobs + DEFAULT_HTTP_LIMITS.maxConcurrentRequests,
-      keyOf: (job) => (job.type === 'url' ? `url:${hostOf(job.input as string)}` : ''),
+      keyOf: (job) => (job.type === 'url' ? `url:${hostKey(job.input as string)}` : ''),
       perKey: (key) => (key === '' ? jobs : DEFAULT_HTTP_LIMITS.maxConnectionsPerOrigin),
       runner: (job) => (job.type === 'url' ? fetcher!(job) : undefined),
       prepare: async (job) => {
@@ -281,21 +289,13 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
     });
   } finally {
     await pool.close();
-    await (fetcher as Awaited<ReturnType<typeof urlFetcher>> | null)?.close();
+    await (fetcher as ReturnType<typeof createUrlJobRunner> | null)?.close();
     statusFile.end();
     await finished(statusFile).catch(() => {});
   }
   await rm(tmpDir, { recursive: true, force: true });
   io.stderr.write(summaryLine(summary));
   return summary.transient > 0 ? EX_TEMPFAIL : summary.output > 0 ? EX_IOERR : summary.input > 0 ? EX_DATAERR : EX_OK;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
-  }
 }
 
 /** SHA-256 of a stream, copied into `copy` as it is read (when given). */
@@ -311,10 +311,4 @@ async function hashCopy(source: NodeJS.ReadableStream, copy: WriteStream | null)
   }
   if (copy !== null) await finished(copy);
   return hash.digest('hex');
-}
-
-/** URL lines: retrieved on this thread (the network waits, the pool rewrites files), one agent for the run. */
-async function urlFetcher(io: CliIo, progress: ReturnType<typeof createProgress>, settings: ReturnType<typeof settingsOf>, charset: string | undefined, links: boolean) {
-  const { createUrlJobRunner } = await import('../cli/fetch-command.ts');
-  return createUrlJobRunner(io, progress, settings, charset, links);
 }

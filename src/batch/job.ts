@@ -6,6 +6,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +16,7 @@ import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 import { explain } from '../cli/absolutize-command.ts';
 import { createAtomicFile } from '../cli/atomic-file.ts';
 import { explainEncoding } from '../cli/explain-encoding.ts';
+import { isWarcFile } from '../cli/warc-command.ts';
 import type { AtomicFile } from '../cli/atomic-file.ts';
 import { revivePath, showPath } from './paths.ts';
 import { linkLine, warningLine } from './report-lines.ts';
@@ -118,10 +120,13 @@ export async function runFileJob(job: FileJob): Promise<JobResult> {
     else {
       const head = Buffer.alloc(SNIFF_BYTES);
       const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0).catch(() => ({ bytesRead: 0 }));
-      type = typeOfName(showPath(input)) ?? typeOfBytes(head.subarray(0, bytesRead)) ?? 'html';
+      type = typeOfName(showPath(input)) ?? typeOfBytes(head.subarray(0, bytesRead)) ?? ((await isWarcFile(input)) ? 'warc' : 'html');
     }
+    // What the input is, for records a rewrite adds (rewriters.ts, `identity`): the same input, the same output.
+    const st = await handle.stat();
+    const identity = { seed: `${resolvePath(showPath(input))}\n${st.size}\n${st.mtimeMs}`, date: `${new Date(st.mtimeMs).toISOString().slice(0, 19)}Z` };
     const source = handle.createReadStream();
-    return await rewrite(job, type, source, output, stderr, result, fail);
+    return await rewrite(job, type, source, output, stderr, result, fail, identity);
   } finally {
     if (stderr !== process.stderr) {
       stderr.end();
@@ -138,6 +143,7 @@ async function rewrite(
   stderr: Writable,
   result: (r: Partial<JobResult> & Pick<JobResult, 'status'>) => JobResult,
   fail: (kind: FailureKind, code: string, message: string) => JobResult,
+  identity: { seed: string; date: string },
 ): Promise<JobResult> {
   let warnings = 0;
   let links: { stream: Writable; file: AtomicFile | null } | null = null;
@@ -160,6 +166,9 @@ async function rewrite(
           warnings++;
           stderr.write(warningLine(job.name, w, part));
         },
+        document: job.name,
+        identity,
+        onLinkLine: linkStream === undefined ? undefined : (line) => linkStream.write(`${JSON.stringify(line)}\n`),
         onBase: job.settings.explain ? (d, what) => explain({ stderr } as never, what === null ? job.name : `${job.name} ${what}`, d) : undefined,
         onEncoding: job.settings.explain ? (e, what) => explainEncoding({ stderr } as never, what === null ? job.name : `${job.name} ${what}`, e, what === null ? '--charset' : "the part's Content-Type charset") : undefined,
       });
@@ -208,6 +217,6 @@ async function rewrite(
     const e = err as NodeJS.ErrnoException;
     return fail(failureKindOfErrno(e.code, 'output'), 'ABS_ERR_OUTPUT', `${showPath(output)}: ${e.message}`);
   }
-  const stats = rewriter?.stats() ?? { records: 0, rewritten: 0 };
+  const stats = (await rewriter?.stats()) ?? { records: 0, rewritten: 0 };
   return result({ status: 'done', records: stats.records, rewritten: stats.rewritten, bytesIn, bytesOut, warnings, copied: rewriter === null });
 }

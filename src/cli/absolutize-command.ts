@@ -5,7 +5,7 @@
 import { open, realpath } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { Writable } from 'node:stream';
-import type { Readable, Transform } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BaseDecision } from '../base/base.ts';
 import { linkLine, warningLine } from '../batch/report-lines.ts';
@@ -26,6 +26,8 @@ import { WARC_HELP, WARC_OPTIONS, isWarcFile, isWarcName, warcCommand, warcPassO
 
 export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
        absolutize DIR -o OUTDIR [options]
+       absolutize FILE... -o OUTDIR [options]
+       absolutize batch MANIFEST -o OUTDIR [options]   (see absolutize batch --help)
        absolutize URL... [-o FILE|DIR] [options]
 
 Rewrites every relative URL reference of an HTML or CSS document, a mail message, an MHTML file or an mbox
@@ -47,7 +49,9 @@ Options:
   --fragments             absolutize fragment-only references (href="#x") too
   --lazy-load             also rewrite data-src, data-srcset and data-original
   --content-location      mail/MHTML: also write relative Content-Location headers as absolute URLs
-  --jobs N                DIR: files rewritten at once (default: the number of cores)
+  --jobs N                DIR, FILE...: files rewritten at once (default: the number of cores)
+  --host-dirs             DIR is a wget/HTTrack mirror: its first directories are hosts
+                          (DIR/example.com/a.html is https://example.com/a.html; --scheme http for http:)
   -h, --help              this help
   -V, --version           print the version
 
@@ -161,8 +165,8 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   }
   // `part`: null for HTML and CSS; the MIME section path ("2.1") in a message; "MESSAGE:PATH" in an mbox
   // ("3:2.1" is part 2.1 of the third message).
-  let rewriter: Transform;
-  let rewritten: () => number;
+  let rewriter: Duplex;
+  let rewritten: () => Promise<number>;
   try {
     const documentRewriter = createDocumentRewriter(type, settingsOf(values, charset), {
       onReference: links === null ? undefined : (r, part) => links.write(linkLine(documentName, r, part)),
@@ -171,7 +175,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       onEncoding: values.explain ? (e, what) => explainEncoding(io, what === null ? documentName : `${documentName} ${what}`, e, what === null ? '--charset' : "the part's Content-Type charset") : undefined,
     });
     rewriter = documentRewriter.stream;
-    rewritten = () => documentRewriter.stats().rewritten;
+    rewritten = async () => (await documentRewriter.stats()).rewritten;
   } catch (err) {
     await links?.abort();
     throw err;
@@ -227,7 +231,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     return EXIT_INPUT;
   }
   if (values.type === 'auto' && type === 'html') {
-    const hint = typeHint(documentName, prefix.prefix, rewritten());
+    const hint = typeHint(documentName, prefix.prefix, await rewritten());
     if (hint !== null) printHint(io, hint);
   }
   return EXIT_OK;
@@ -239,8 +243,16 @@ function inputType(value: string, input: string): DocumentType {
 }
 
 /** The rewrite options of the one-document command, as plain data (what each job of a batch gets too). */
-export function settingsOf(values: { url?: string | undefined; base?: string | undefined; resolver: string; explain: boolean; 'exact-base': boolean; fragments: boolean; 'lazy-load': boolean; 'content-location': boolean }, charset: string | undefined): RewriteSettings {
+export function settingsOf(
+  values: { url?: string | undefined; base?: string | undefined; resolver: string; explain: boolean; 'exact-base': boolean; fragments: boolean; 'lazy-load': boolean; 'content-location': boolean; 'warc-output'?: string | undefined; 'link-keys'?: boolean | undefined; 'http-content-location'?: boolean | undefined },
+  charset: string | undefined,
+): RewriteSettings {
+  const warcOutput = values['warc-output'];
+  if (warcOutput !== undefined && warcOutput !== 'replace' && warcOutput !== 'conversion') throw new AbsError(`--warc-output must be replace or conversion, not ${JSON.stringify(warcOutput)}`, 'ABS_ERR_USAGE');
   return {
+    warcOutput,
+    linkKeys: values['link-keys'],
+    httpContentLocation: values['http-content-location'],
     url: values.url ?? null,
     base: values.base ?? null,
     resolver: parseResolverName(values.resolver),

@@ -157,6 +157,10 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
       report(io, 'error', 'ABS_ERR_OUTPUT', `${e.message}`);
       return EXIT_INPUT;
     }
+    if (e.syscall === 'scandir') {
+      report(io, 'error', 'ABS_ERR_INPUT', `${e.message}`);
+      return EXIT_INPUT;
+    }
     throw err;
   } finally {
     progress.done();

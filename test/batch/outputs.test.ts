@@ -9,7 +9,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createAtomicFile } from '../../src/cli/atomic-file.ts';
 import { runCli } from '../helpers/cli.ts';
 import { removeScratch, runAsync, scratchDir, tree } from './helpers.ts';
 
@@ -77,6 +79,28 @@ describe('outputs are checked before anything is written', () => {
     expect(over.stderr).toMatch(/would be written over the input/);
     expect(existsSync(join(root, 'out'))).toBe(false);
     expect(readFileSync(join(root, 'b', 'p.html'), 'utf8')).toBe('<a href="y">y</a>');
+  });
+});
+
+describe('temporary names', () => {
+  it('two outputs to one path opened in the same millisecond get two temporary files; both commit, the last wins', async () => {
+    const root = scratchDir('abs-tmp-');
+    const target = join(root, 'out.html');
+    // The same millisecond for both (pid + millisecond named both the same: the second open failed, EEXIST).
+    const now = vi.spyOn(Date, 'now').mockReturnValue(1_700_000_000_000);
+    try {
+      const a = createAtomicFile(target);
+      await once(a.stream, 'open');
+      const b = createAtomicFile(target);
+      a.stream.end('first');
+      b.stream.end('second');
+      await a.commit();
+      await b.commit();
+    } finally {
+      now.mockRestore();
+    }
+    expect(readFileSync(target, 'utf8')).toBe('second');
+    expect(readdirSync(root)).toEqual(['out.html']);
   });
 });
 

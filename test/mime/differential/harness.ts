@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Transform } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import { browserResolver } from '../../../src/uri/index.ts';
 import type { Resolver } from '../../../src/uri/index.ts';
 import { createMimeRewriter } from '../../../src/mime/stream.ts';
@@ -59,8 +60,20 @@ export interface OracleResult {
   readonly file: string;
 }
 
-/** Python's view of each message, one process for the whole batch. */
-export function runOracle(messages: readonly Buffer[]): OracleResult[] {
+/**
+ * Python's view of each message: policy default, or compat32 where `compat32[i]` (deliberate.ts says where and
+ * why); one process per policy for the whole batch.
+ */
+export function runOracle(messages: readonly Buffer[], compat32: readonly boolean[] = []): OracleResult[] {
+  const results: OracleResult[] = new Array<OracleResult>(messages.length);
+  for (const policy of [false, true]) {
+    const indices = messages.map((_m, i) => i).filter((i) => (compat32[i] ?? false) === policy);
+    runOracleBatch(indices.map((i) => messages[i]!), policy).forEach((r, k) => (results[indices[k]!] = r));
+  }
+  return results;
+}
+
+function runOracleBatch(messages: readonly Buffer[], compat32: boolean): OracleResult[] {
   if (messages.length === 0) return [];
   const dir = mkdtempSync(join(tmpdir(), 'mime-diff-'));
   try {
@@ -70,7 +83,7 @@ export function runOracle(messages: readonly Buffer[]): OracleResult[] {
       return p;
     });
     writeFileSync(join(dir, 'list.txt'), paths.join('\n') + '\n');
-    const out = execFileSync(PYTHON, [ORACLE, '--list', join(dir, 'list.txt')], { maxBuffer: 1 << 30 }).toString('utf8');
+    const out = execFileSync(PYTHON, [ORACLE, ...(compat32 ? ['--compat32'] : []), '--list', join(dir, 'list.txt')], { maxBuffer: 1 << 30 }).toString('utf8');
     const results = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as OracleResult);
     if (results.length !== messages.length) throw new Error(`oracle: ${results.length} results for ${messages.length} messages`);
     return results;
@@ -221,7 +234,14 @@ export interface Deliberate {
   /** Which case ids (regex) and checks it covers. */
   readonly ids: RegExp;
   readonly checks: readonly CheckName[];
-  /** The warning (code contains one of the words) that must accompany the difference. */
+  /** The warning (code contains one of the words) that must accompany the difference; [] when nothing is wrong with the input. */
+  readonly withWarning: readonly string[];
+  readonly why: string;
+}
+
+export interface Compat32 {
+  readonly ids: RegExp;
+  /** The warning (code contains one of the words) that must be given. */
   readonly withWarning: readonly string[];
   readonly why: string;
 }
@@ -239,6 +259,8 @@ export interface CheckOptions {
   readonly bytewiseMax: number;
   readonly seed: number;
   readonly deliberate: readonly Deliberate[];
+  /** Cases read with Python's compat32 policy instead of default (deliberate.ts, COMPAT32). */
+  readonly compat32?: readonly Compat32[];
   /** The stream under test. @default createMimeRewriter */
   readonly factory?: RewriterFactory;
   /** @default WATCHDOG_MS */
@@ -249,7 +271,8 @@ const KINDS = new Set(['text/html', 'application/xhtml+xml', 'text/css']);
 
 /** Runs every check on every case: two oracle batches (inputs, then our outputs), our runs in between. */
 export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions): Promise<CaseOutcome[]> {
-  const before = runOracle(cases.map((c) => c.input));
+  const compat = cases.map((c) => opts.compat32?.find((x) => x.ids.test(c.id)));
+  const before = runOracle(cases.map((c) => c.input), compat.map((x) => x !== undefined));
   const random = seededRandom(opts.seed);
   const states: Array<{ failures: Failure[]; based: Buffer | null; warnings: string[]; run: Run | null }> = [];
   for (const [i, c] of cases.entries()) {
@@ -302,6 +325,12 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
           failures.push({ check: 'stream', detail: `${how}: ${firstDifference(based, r.output)}` });
           break;
         }
+        // The same warnings, with the same codes, for the same parts, however the input is cut.
+        const codes = (x: Run): string => x.warnings.map((w) => `${w.code}@${w.part}`).sort().join(' ');
+        if (r !== null && codes(r) !== codes(basedRun)) {
+          failures.push({ check: 'stream', detail: `${how}: warnings ${codes(r) || 'none'}, whole: ${codes(basedRun) || 'none'}` });
+          break;
+        }
       }
     }
     if (aWhole !== null) {
@@ -330,7 +359,7 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
   }
   // (c) and (d): Python reads our output with a base.
   const outputs = states.map((s, k) => s.based ?? cases[k]!.input);
-  const after = runOracle(outputs);
+  const after = runOracle(outputs, compat.map((x) => x !== undefined));
   return cases.map((c, i) => {
     const { failures, warnings, based } = states[i]!;
     const py = before[i]!;
@@ -345,6 +374,7 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
     if (py.entities !== undefined) {
       const families: Array<[string, readonly string[]]> = [];
       if (c.warn !== null) families.push(['injected', c.warn]);
+      if (compat[i] !== undefined) families.push(['read as compat32 reads', compat[i].withWarning]);
       for (const e of py.entities) {
         for (const d of e.defects) {
           const family = DEFECT_FAMILY[d] ?? (isKind(e) ? BODY_DEFECT_FAMILY[d] : undefined);
@@ -357,7 +387,7 @@ export async function checkCases(cases: readonly CaseInput[], opts: CheckOptions
     // Deliberate differences: excused when the case and check match and the warning was given.
     const excused: Failure[] = [];
     const kept = failures.filter((f) => {
-      const d = opts.deliberate.find((x) => x.ids.test(c.id) && x.checks.includes(f.check) && warnings.some((w) => ofFamily(w, x.withWarning)));
+      const d = opts.deliberate.find((x) => x.ids.test(c.id) && x.checks.includes(f.check) && (x.withWarning.length === 0 || warnings.some((w) => ofFamily(w, x.withWarning))));
       if (d !== undefined) excused.push(f);
       return d === undefined;
     });
@@ -427,4 +457,24 @@ export function summarize(groups: ReadonlyMap<string, readonly CaseOutcome[]>): 
 export function describeFailures(outcomes: readonly CaseOutcome[], max = 12): string {
   const lines = outcomes.flatMap((o) => o.failures.map((f) => `${o.id} [${f.check}] ${f.detail}`));
   return lines.slice(0, max).join('\n') + (lines.length > max ? `\n… and ${lines.length - max} more` : '');
+}
+
+/**
+ * One test per group (mutation class, corpus folder), each failing with its cases' failures; the summary table
+ * is printed once all have run.
+ */
+export function describeGroups(title: string, noun: string, groups: readonly string[], done: Promise<unknown>, outcomes: ReadonlyMap<string, readonly CaseOutcome[]>): void {
+  describe(title, () => {
+    it.each(groups)('%s', async (group) => {
+      await done;
+      const mine = outcomes.get(group)!;
+      expect(mine.length).toBeGreaterThan(0);
+      const failed = mine.filter((o) => o.failures.length > 0);
+      expect(failed.length, `${failed.length}/${mine.length} ${noun} fail:\n${describeFailures(failed)}`).toBe(0);
+    });
+
+    afterAll(() => {
+      process.stdout.write(`\n${title}: failing ${noun} per check (a b c d = issue 10's four checks)\n${summarize(outcomes)}\n`);
+    });
+  });
 }

@@ -17,10 +17,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
 import { CHUNK_SEED } from '../../helpers/chunks.ts';
-import { DELIBERATE } from './deliberate.ts';
-import { checkCases, describeFailures, summarize } from './harness.ts';
+import { COMPAT32, DELIBERATE } from './deliberate.ts';
+import { checkCases, describeGroups } from './harness.ts';
 import type { CaseOutcome } from './harness.ts';
 import { generateCases } from './mutator.ts';
 
@@ -38,7 +37,7 @@ if (dump !== undefined) {
 }
 const outcomes = new Map<string, CaseOutcome[]>();
 
-const results = checkCases(unique, { randomRuns: SWEEP ? 12 : 2, bytewiseMax: SWEEP ? 1 << 16 : 4096, seed: CHUNK_SEED, deliberate: DELIBERATE }).then((all) => {
+const results = checkCases(unique, { randomRuns: SWEEP ? 12 : 2, bytewiseMax: SWEEP ? 1 << 16 : 4096, seed: CHUNK_SEED, deliberate: DELIBERATE, compat32: COMPAT32 }).then((all) => {
   const byId = new Map(all.map((o) => [o.id, o]));
   for (const c of unique) {
     const list = outcomes.get(c.mutation) ?? [];
@@ -48,16 +47,4 @@ const results = checkCases(unique, { randomRuns: SWEEP ? 12 : 2, bytewiseMax: SW
   return all;
 });
 
-describe(`MIME differential, mutations (${unique.length} messages, CHUNK_SEED=${CHUNK_SEED})`, () => {
-  it.each(mutations)('%s', async (mutation) => {
-    await results;
-    const mine = outcomes.get(mutation)!;
-    expect(mine.length).toBeGreaterThan(0);
-    const failed = mine.filter((o) => o.failures.length > 0);
-    expect(failed.length, `${failed.length}/${mine.length} cases fail:\n${describeFailures(failed)}`).toBe(0);
-  });
-
-  afterAll(() => {
-    process.stdout.write(`\nMIME differential, mutations: failing cases per check (a b c d = issue 10's four checks)\n${summarize(outcomes)}\n`);
-  });
-});
+describeGroups(`MIME differential, mutations (${unique.length} messages, CHUNK_SEED=${CHUNK_SEED})`, 'cases', mutations, results, outcomes);

@@ -26,8 +26,8 @@ export interface MutationCase {
 /**
  * Warning code families: a code is of a family when it contains one of its words. The structure families name
  * no code in particular (the scanner picks the names); they only need the code to say what kind of defect it is.
- * Every family but `charset` also needs the code to start with `mime-` (a charset problem may be reported by the
- * HTML or CSS layer).
+ * Every family but `charset` and `badLocation` also needs the code to start with `mime-` (those two may be reported
+ * by the HTML, CSS or base layer).
  */
 export const FAMILY = {
   separator: ['separator', 'header-body', 'blank-line'],
@@ -35,6 +35,8 @@ export const FAMILY = {
   boundary: ['boundary', 'delimiter'],
   decode: ['undecodable', 'base64', 'decode'],
   charset: ['charset', 'unknown-encoding', 'encoding-unknown', 'encoding-not-rewritable'],
+  /** A Content-Location / Content-Base that is not a URL (reported by the base layer, or the MIME layer). */
+  badLocation: ['invalid-base-layer', 'base-layer', 'location', 'not-a-url', 'invalid-url'],
   depth: ['depth'],
   limit: ['limit', 'too-large', 'too-long', 'structure-error'],
   contentType: ['content-type', 'media-type'],
@@ -45,7 +47,7 @@ export const FAMILY = {
 
 /** True when warning `code` is of the family `words`. */
 export function ofFamily(code: string, words: readonly string[]): boolean {
-  return (code.startsWith('mime-') || words === FAMILY.charset) && words.some((w) => code.includes(w));
+  return (code.startsWith('mime-') || words === FAMILY.charset || words === FAMILY.badLocation) && words.some((w) => code.includes(w));
 }
 
 let probeCounter = 0;
@@ -90,7 +92,7 @@ export function templates(): Array<{ name: string; text: string }> {
     `${HEAD}Content-Type: multipart/related; boundary="R1"; type="text/html"\nContent-Location: http://loc.example/site/index/\n\n` +
     `--R1\nContent-Type: multipart/alternative; boundary="A1"\n\n` +
     `--A1\nContent-Type: text/plain; charset=utf-8\n\n${plain()}` +
-    `--A1\nContent-Type: text/html; charset=utf-8\nContent-Location: page/main.html\nContent-Transfer-Encoding: quoted-printable\n\n${html(' soft=\nbreak')}` +
+    `--A1\nContent-Type: text/html; charset=utf-8\nContent-Location: page/main.html\nContent-Transfer-Encoding: quoted-printable\n\n${qp(html(' soft'))}` +
     `--A1--\n` +
     `--R1\nContent-Type: text/css\nContent-Base: http://base.example/css/\n\n${css()}` +
     `--R1\nContent-Type: message/rfc822\nContent-Disposition: attachment\n\n` +
@@ -109,6 +111,11 @@ export function templates(): Array<{ name: string; text: string }> {
     { name: 'single', text: single },
     { name: 'bare', text: bare },
   ];
+}
+
+/** Quoted-printable text: "=" escaped, and a soft line break after " soft" (RFC 2045 §6.7 rule 5). */
+function qp(text: string): string {
+  return text.replace(/=/g, '=3D').replace(' soft', ' soft=\nbreak');
 }
 
 function base64Lines(text: string): string {
@@ -189,6 +196,7 @@ export function generateCases(seed: number): MutationCase[] {
   add('boundary-comment', 'unquoted', sub(mixed, 'boundary="B1"', 'boundary=B1 (comment); x-other=1'), null, 'boundary=B1 (comment); another parameter');
   add('boundary-rfc2231', 'mixed', sub(mixed, 'boundary="B1"', "boundary*=us-ascii''B1"), null, "RFC 2231 boundary*=us-ascii''B1");
   add('boundary-rfc2231', 'continuation', sub(mixed, 'boundary="B1"', 'boundary*0="B"; boundary*1="1"'), null, 'RFC 2231 continuations boundary*0, boundary*1');
+  add('boundary-unquoted-equals', 'mixed', mixed.replace(/B1/g, '----=_NextPart_000_0093_01C81419.EB75E850').replace('boundary="----=_NextPart_000_0093_01C81419.EB75E850"', 'boundary=----=_NextPart_000_0093_01C81419.EB75E850'), FAMILY.boundary, 'boundary=----=_NextPart_… unquoted (an "=" in a token), read as compat32 reads it (deliberate.ts)');
   add('boundary-prefix', 'related', related.replace(/\bA1\b/g, 'R1x'), null, 'inner boundary "R1x" begins with the outer "R1"');
   add('boundary-with-space', 'mixed', mixed.replace(/B1/g, 'B 1 (x)'), null, 'boundary "B 1 (x)": spaces and parentheses, quoted');
   add('no-boundary-parameter', 'mixed', sub(mixed, '; boundary="B1"', ''), FAMILY.boundary, 'multipart/mixed with no boundary: a leaf, nothing inside is HTML');
@@ -250,7 +258,8 @@ export function generateCases(seed: number): MutationCase[] {
   // Odds and ends.
   add('mbox-from-line-start', 'single', `From ann@example.org Mon Nov 23 10:00:00 2026\n${single}`, null, 'a message that starts with a Unix From_ line');
   add('nul-bytes', 'mixed', sub(mixed, 'and must stay as it is.', 'and must\0stay\0as it is.'), null, 'NUL bytes in a text/plain body');
-  add('qp-html-soft-break-in-url', 'related', sub(related, /<p>Intro <a href="probe\/(\d+)">/, '<p>Intro <a href="pro=\nbe/$1">'), null, 'quoted-printable HTML with a soft line break inside a probe URL');
+  add('qp-html-soft-break-in-url', 'related', sub(related, /<p>Intro <a href=3D"probe\/(\d+)">/, '<p>Intro <a href=3D"pro=\nbe/$1">'), null, 'quoted-printable HTML with a soft line break inside a probe URL');
+  add('qp-unescaped-equals', 'related', sub(related, /(Content-Transfer-Encoding: quoted-printable\n\n)([^]*?)(?=--A1--)/, '$1').replace(/(Content-Transfer-Encoding: quoted-printable\n\n)(?=--A1--)/, (_m, h: string) => h + /Content-Transfer-Encoding: quoted-printable\n\n([^]*?)(?=--A1--)/.exec(related)![1]!.replace(/=3D/g, '=')), null, 'quoted-printable HTML with bare "=" signs, as RFC 2557\'s own examples have');
   add('empty-parts', 'mixed', sub(mixed, '--B1--', '--B1\n--B1\nContent-Type: text/html\n\n--B1--'), null, 'an empty part (no headers, no body) and an HTML part with an empty body');
 
   // More structure traps.
@@ -264,6 +273,8 @@ export function generateCases(seed: number): MutationCase[] {
   add('no-preamble-no-final-eol', 'mixed', sub(mixed, /This is a preamble .*\n/, '').replace(/--B1--\nEpilogue.*\n$/, '--B1--'), null, 'the first delimiter right after the header block, and the close delimiter with no line break after it');
   add('unknown-transfer-encoding', 'mixed', sub(mixed, 'Content-Transfer-Encoding: 7bit', 'Content-Transfer-Encoding: x-custom'), FAMILY.transferEncoding, 'HTML part with an unknown Content-Transfer-Encoding');
   add('content-location-cid', 'single', sub(single, 'Content-Location: http://loc.example/single/doc.html', 'Content-Location: cid:part1@example.org'), null, 'a cid: Content-Location is a label, not a base');
+  add('content-location-not-url', 'related', sub(related, 'Content-Location: page/main.html', 'Content-Location: http://[not a host]/x.html'), FAMILY.badLocation, 'a Content-Location that is not a URL: ignored (the enclosing base applies), with a warning');
+  add('message-partial-external', 'mixed', `${HEAD}Content-Type: multipart/mixed; boundary="P"\n\n--P\nContent-Type: message/partial; id="frag@example.org"; number=1; total=2\n\nSubject: original\nContent-Type: text/html\n\n${html()}--P\nContent-Type: message/external-body; access-type=URL; URL="http://external.example/x.html"\n\nContent-Type: text/html\n\n${html()}--P--\n`, null, 'message/partial and message/external-body holding HTML (deliberate.ts: leaves)');
   add('headers-only', 'single', `${HEAD}Content-Type: text/html\nContent-Location: http://loc.example/x/`, null, 'a message that is a header block with no empty line and no body');
   add('empty-input', 'empty', Buffer.alloc(0), null, 'zero bytes');
 
