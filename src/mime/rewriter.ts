@@ -15,6 +15,7 @@
 import { establishBase, headerUrlValue } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import { absolutizeHtml, createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
@@ -39,6 +40,8 @@ export interface MimeRewriteOptions extends RewriteChoices {
   readonly onWarning?: ((warning: HtmlWarning, part: string) => void) | undefined;
   /** Every entity's base decision, as its header ends (for `--explain`). */
   readonly onPart?: ((part: MimePartInfo) => void) | undefined;
+  /** The encoding each rewritten HTML or CSS part is read in, and what decided it (for `--explain`). */
+  readonly onEncoding?: ((encoding: EncodingDecision, part: string) => void) | undefined;
 }
 
 export interface MimePartInfo {
@@ -269,14 +272,15 @@ export class MimePartRewriter implements ScanHandler {
     const o = this.options;
     const onReference = o.onReference === undefined ? undefined : (r: ReferenceRecord): void => o.onReference!(r, path);
     const onWarning = (w: HtmlWarning): void => this.warn(w, path);
+    const onEncoding = o.onEncoding && ((e: EncodingDecision): void => o.onEncoding!(e, path));
     const charset = held.entity.type.charset;
     const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
     if (held.kind === 'html') {
-      const html = createHtmlRewriter({ charset, ...below, headers: held.headers, resolver: o.resolver, absolutizeFragments: o.absolutizeFragments, lazyLoad: o.lazyLoad, exactBase: o.exactBase, limits: this.limits, onReference, onWarning });
+      const html = createHtmlRewriter({ charset, ...below, headers: held.headers, resolver: o.resolver, absolutizeFragments: o.absolutizeFragments, lazyLoad: o.lazyLoad, exactBase: o.exactBase, limits: this.limits, onReference, onWarning, onEncoding });
       return { entity: held.entity, part: new StreamedPart(html, held.encoding), stats: () => html.stats, ended: false };
     }
     const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
-    const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning });
+    const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding });
     return { entity: held.entity, part: new StreamedPart(css, held.encoding), stats: () => css.stats, ended: false };
   }
 
@@ -327,12 +331,13 @@ export class MimePartRewriter implements ScanHandler {
         limits: this.limits,
         onReference,
         onWarning,
+        onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)),
       });
       rewritten = r.output;
       count = r.stats.rewritten;
     } else {
       const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
-      const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning });
+      const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)) });
       const out: Buffer[] = [];
       css.on('data', (c: Buffer) => out.push(c));
       await new Promise<void>((resolve, reject) => {

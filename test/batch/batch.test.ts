@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveShard } from '../../src/batch/batch-command.ts';
 import { PROJECT_DIR, inputs, removeScratch, runAsync, scratchDir, statusLines, temporaryFiles, tree } from './helpers.ts';
+import { sharedPath } from '../helpers/shared.ts';
 
 afterAll(removeScratch);
 
@@ -193,7 +194,7 @@ describe('absolutize batch', () => {
 describe('absolutize batch over crawl files', () => {
   it('WARC and ARC inputs (by extension, and by first bytes with none): records counted, and the same bytes from two shardings', async () => {
     const root = scratchDir('abs-batch-warc-');
-    const pywb = join(PROJECT_DIR, '..', '..', 'shared', 'corpus', 'warc', 'pywb');
+    const pywb = sharedPath('corpus/warc/pywb');
     copyFileSync(join(pywb, 'example.warc.gz'), join(root, 'a.warc.gz'));
     copyFileSync(join(pywb, 'example.arc'), join(root, 'b.arc'));
     copyFileSync(join(pywb, 'example.warc.gz'), join(root, 'crawl-no-extension'));
