@@ -177,6 +177,9 @@ function tokenParams(text: string, malformed: string[]): string {
   return out;
 }
 
+/** The leaf types whose parameters are read (their charset): the types that are rewritten. */
+const PARAMETERS_READ = new Set(['text/html', 'application/xhtml+xml', 'text/css']);
+
 const TSPECIAL = new Set([...'()<>@,;:\\"/[]?=']);
 
 /** What an entity's headers say about its structure. */
@@ -210,7 +213,8 @@ export function entityType(block: HeaderBlock, defaultType: string): EntityType 
   if (invalidContentType) contentType = 'text/plain';
   let params: Record<string, string> = {};
   const malformed: string[] = [];
-  if (semi !== -1) {
+  // Parameters matter only for a multipart's boundary and a rewritten part's charset: the others are not parsed.
+  if (semi !== -1 && (contentType.startsWith('multipart/') || PARAMETERS_READ.has(contentType))) {
     try {
       params = libmime.parseHeaderValue(`x${tokenParams(removeComments(raw.slice(semi)), malformed)}`).params;
     } catch {
