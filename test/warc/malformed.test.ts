@@ -20,7 +20,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 function cli(name: string, bytes: Buffer): { status: number | null; code: string | null } {
   const path = join(tmp, name);
   writeFileSync(path, bytes);
-  const r = spawnSync(process.execPath, [CLI, path, '--type', 'warc', '-o', `${path}.out`], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [CLI, path, '--type', 'warc', '-o', `${path}.out`], { encoding: 'utf8', timeout: 300_000 });
   expect(r.error).toBeUndefined(); // ETIMEDOUT: the watchdog fired
   return { status: r.status, code: /error \[(ABS_ERR_[A-Z_]+)\]/.exec(r.stderr)?.[1] ?? null };
 }
