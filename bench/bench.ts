@@ -12,6 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { warcBench } from './warc.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -118,4 +119,6 @@ if (streamMb > 0) {
   const one = node(['--max-semi-space-size=4', `${here}stream-memory.ts`, String(runMb), 'one-run']);
   say(`one ${runMb} MiB run of text in a <pre>: ${mbps(one).toFixed(1)} MB/s, peak RSS ${(one.maxRssKiB / 1024).toFixed(0)} MiB as the CLI runs`);
 }
+// WARC and ARC (bench/warc.ts): a generated crawl rewritten end to end against warcio.js reading it.
+warcBench(say, repeat);
 writeFileSync(`${outDir}latest.txt`, `${lines.join('\n')}\n`);
