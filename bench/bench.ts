@@ -119,6 +119,8 @@ if (streamMb > 0) {
   const one = node(['--max-semi-space-size=4', `${here}stream-memory.ts`, String(runMb), 'one-run']);
   say(`one ${runMb} MiB run of text in a <pre>: ${mbps(one).toFixed(1)} MB/s, peak RSS ${(one.maxRssKiB / 1024).toFixed(0)} MiB as the CLI runs`);
 }
+// Batch (issue 13) and the URL list (issue 11): bench/batch.ts.
+await (await import('./batch.ts')).batchBench(say);
 // WARC and ARC (bench/warc.ts): a generated crawl rewritten end to end against warcio.js reading it.
 warcBench(say, repeat);
 writeFileSync(`${outDir}latest.txt`, `${lines.join('\n')}\n`);

@@ -23,6 +23,8 @@ export type AbsErrorCode =
   | 'ABS_ERR_HTTP_CONTENT_ENCODING'
   // issue 11 (HTTP edges)
   | 'ABS_ERR_HTTP_PROTOCOL'
+  // batch work (src/batch) and the CLI's top-level guard
+  | 'ABS_ERR_INTERNAL'
   // WARC and ARC (src/warc)
   | 'ABS_ERR_WARC_FORMAT'
   | 'ABS_ERR_WARC_TRUNCATED';
@@ -112,6 +114,7 @@ export type WarningCode =
   | 'mime-unknown-transfer-encoding'
   | 'mime-depth-limit'
   | 'mime-structure-error'
+  | 'open-elements-limit'
   // WARC and ARC (src/warc)
   | 'warc-gap'
   | 'warc-multi-record-member'

@@ -3,20 +3,18 @@
  * A Unix filter (stdin → stdout) or a file tool; the output is written atomically.
  */
 import { open, realpath } from 'node:fs/promises';
-import { extname, resolve as resolvePath } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import { Writable } from 'node:stream';
-import type { Readable, Transform } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { BaseDecision } from '../base/base.ts';
-import { createCssRewriter } from '../css/stream.ts';
-import type { MimePartInfo } from '../mime/rewriter.ts';
-import { createMboxRewriter, createMimeRewriter } from '../mime/stream.ts';
+import { linkLine, warningLine } from '../batch/report-lines.ts';
+import { createDocumentRewriter, parseTypeOption, typeOfName } from '../batch/rewriters.ts';
+import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { AbsError } from '../errors.ts';
-import { createHtmlRewriter } from '../html/stream.ts';
-import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 import { getResolver } from '../uri/index.ts';
-import { createAtomicFile } from './atomic-file.ts';
+import { checkOutputPath, createAtomicFile } from './atomic-file.ts';
 import { directoryCommand, isDirectory } from './directory-command.ts';
 import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
 import type { AtomicFile } from './atomic-file.ts';
@@ -27,6 +25,8 @@ import { WARC_HELP, WARC_OPTIONS, isWarcFile, isWarcName, warcCommand, warcPassO
 
 export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
        absolutize DIR -o OUTDIR [options]
+       absolutize FILE... -o OUTDIR [options]
+       absolutize batch MANIFEST -o OUTDIR [options]   (see absolutize batch --help)
        absolutize URL... [-o FILE|DIR] [options]
 
 Rewrites every relative URL reference of an HTML or CSS document, a mail message, an MHTML file or an mbox
@@ -48,7 +48,9 @@ Options:
   --fragments             absolutize fragment-only references (href="#x") too
   --lazy-load             also rewrite data-src, data-srcset and data-original
   --content-location      mail/MHTML: also write relative Content-Location headers as absolute URLs
-  --jobs N                DIR: files rewritten at once (default: the number of cores)
+  --jobs N                DIR, FILE...: files rewritten at once (default: the number of cores)
+  --host-dirs             DIR is a wget/HTTrack mirror: its first directories are hosts
+                          (DIR/example.com/a.html is https://example.com/a.html; --scheme http for http:)
   -h, --help              this help
   -V, --version           print the version
 
@@ -67,20 +69,6 @@ Examples:
   absolutize --input-list urls.txt -o mirror/ --links links.jsonl
   absolutize resolve --base https://example.com/a/b ../c      (see absolutize resolve --help)
 `;
-
-type InputType = 'html' | 'css' | 'mime' | 'mbox';
-
-const EXTENSION_TYPES: Record<string, InputType> = {
-  '.html': 'html',
-  '.htm': 'html',
-  '.xhtml': 'html',
-  '.shtml': 'html',
-  '.css': 'css',
-  '.eml': 'mime',
-  '.mht': 'mime',
-  '.mhtml': 'mime',
-  '.mbox': 'mbox',
-};
 
 export async function absolutizeCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -101,6 +89,8 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       'lazy-load': { type: 'boolean', default: false },
       'content-location': { type: 'boolean', default: false },
       jobs: { type: 'string' },
+      'host-dirs': { type: 'boolean', default: false },
+      scheme: { type: 'string' },
       ...FETCH_OPTIONS,
       ...WARC_OPTIONS,
     },
@@ -109,8 +99,6 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
     return fetchCommand(positionals, values, io, { resolver: getResolver(parseResolverName(values.resolver)), charset });
   }
-  if (positionals.length > 1) throw new AbsError(`one INPUT at a time, not ${positionals.length} (a directory INPUT takes them all)`, 'ABS_ERR_USAGE');
-  const input = positionals[0] ?? '-';
   const resolver = getResolver(parseResolverName(values.resolver));
   const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
   for (const [name, value] of [['--url', values.url], ['--base', values.base]] as const) {
@@ -118,32 +106,52 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       throw new AbsError(`${name} ${JSON.stringify(value)} is not an absolute URL`, 'ABS_ERR_INVALID_BASE');
     }
   }
-  const directory = await isDirectory(input);
   // WARC and ARC: by --type warc, the extension, or the first bytes (src/cli/warc-command.ts).
-  if (!directory && (values.type === 'warc' || (values.type === 'auto' && input !== '-' && (isWarcName(input) || (await isWarcFile(input)))))) {
-    return warcCommand(input, values, resolver, io);
+  if (positionals.length <= 1) {
+    const single = positionals[0] ?? '-';
+    if (!(await isDirectory(single)) && (values.type === 'warc' || (values.type === 'auto' && single !== '-' && (isWarcName(single) || (await isWarcFile(single)))))) {
+      return warcCommand(single, values, resolver, io);
+    }
   }
-  if (directory) {
-    if (values.output === undefined) throw new AbsError(`${input} is a directory: give -o DIR for the rewritten tree`, 'ABS_ERR_USAGE');
+  const scheme = values.scheme ?? 'https';
+  if (scheme !== 'http' && scheme !== 'https') throw new AbsError(`--scheme must be http or https, not ${JSON.stringify(scheme)}`, 'ABS_ERR_USAGE');
+  if (values.scheme !== undefined && !values['host-dirs']) throw new AbsError('--scheme applies to --host-dirs only', 'ABS_ERR_USAGE');
+  if (values['host-dirs'] && values.url !== undefined) throw new AbsError('--host-dirs takes each URL from the path; --url names one for all', 'ABS_ERR_USAGE');
+  if (positionals.length > 1 || (await isDirectory(positionals[0]))) {
+    const input = positionals[0]!;
+    if (values.output === undefined) {
+      throw new AbsError(positionals.length > 1 ? `several inputs: give -o DIR for the rewritten files` : `${input} is a directory: give -o DIR for the rewritten tree`, 'ABS_ERR_USAGE');
+    }
     // --type: every file is of that type (a Maildir's messages have no extension); otherwise by extension.
-    const every = values.type === 'auto' ? null : values.type === 'warc' ? 'warc' : inputType(values.type, input);
-    const passOn = [
-      ...(every === null ? [] : ['--type', every]),
-      ...(values.base === undefined ? [] : ['--base', values.base]),
-      ...(values.charset === undefined ? [] : ['--charset', values.charset]),
-      '--resolver',
-      values.resolver,
-      ...(['explain', 'exact-base', 'fragments', 'lazy-load', 'content-location'] as const).filter((f) => values[f] === true).map((f) => `--${f}`),
-      ...warcPassOn(values),
-    ];
-    const typeOf = (name: string): string | undefined => every ?? EXTENSION_TYPES[extname(name).toLowerCase()] ?? (isWarcName(name) ? 'warc' : undefined);
-    return directoryCommand({ input, output: values.output, url: values.url, links: values.links, jobs: values.jobs, passOn, typeOf }, io);
+    const every = parseTypeOption(values.type);
+    return directoryCommand(
+      {
+        inputs: positionals,
+        output: values.output,
+        url: values.url,
+        hostDirs: values['host-dirs'] ? scheme : null,
+        links: values.links,
+        jobs: values.jobs,
+        every: every === 'auto' ? null : every,
+        settings: settingsOf(values, charset),
+      },
+      io,
+    );
   }
-  if (values.jobs !== undefined) throw new AbsError('--jobs applies to a directory INPUT only', 'ABS_ERR_USAGE');
+  const input = positionals[0] ?? '-';
+  if (values.jobs !== undefined) throw new AbsError('--jobs applies to a directory or several inputs only', 'ABS_ERR_USAGE');
+  if (values['host-dirs']) throw new AbsError('--host-dirs applies to a directory INPUT only', 'ABS_ERR_USAGE');
   const type = inputType(values.type, input);
+  // Outputs are checked against the input and each other before anything is written (SPEC §7).
   if (values.output !== undefined && input !== '-' && (await samePath(input, values.output))) {
     throw new AbsError(`-o ${values.output} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');
   }
+  if (values.links !== undefined && values.links !== '-') {
+    if (input !== '-' && (await samePath(input, values.links))) throw new AbsError(`--links ${values.links} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');
+    if (values.output !== undefined && (await samePath(values.output, values.links))) throw new AbsError(`--links ${values.links} and -o ${values.output} are one file: give each its own`, 'ABS_ERR_USAGE');
+  }
+  if (values.output !== undefined) await checkOutputPath(values.output, '-o');
+  if (values.links !== undefined && values.links !== '-') await checkOutputPath(values.links, '--links');
   const reportOnly = values.links === '-' && values.output === undefined;
 
   // Set up: links report, output, rewriter.
@@ -157,45 +165,16 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   }
   // `part`: null for HTML and CSS; the MIME section path ("2.1") in a message; "MESSAGE:PATH" in an mbox
   // ("3:2.1" is part 2.1 of the third message).
-  const writeLink = links === null
-    ? undefined
-    : (r: ReferenceRecord, part: string | null): void => {
-        links.write(`${JSON.stringify({ document: documentName, part, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed })}\n`);
-      };
-  const onReference = writeLink === undefined ? undefined : (r: ReferenceRecord): void => writeLink(r, null);
-  const onWarning = (w: HtmlWarning, part?: string): void => {
-    const where = w.line !== undefined ? ` (${documentName}${part === undefined ? '' : ` part ${part}`}:${w.line}:${w.column ?? 0})` : part === undefined ? '' : ` (${documentName} part ${part})`;
-    report(io, 'warning', w.code, `${w.message}${where}`);
-  };
-  const onBase = values.explain ? (d: BaseDecision): void => explain(io, documentName, d) : undefined;
-  const common = {
-    retrieval: values.url === undefined ? null : { url: values.url },
-    fallback: values.base ?? null,
-    resolver,
-    onWarning,
-    onReference,
-    onBase,
-  };
-  const documentOptions = { exactBase: values['exact-base'], absolutizeFragments: values.fragments, lazyLoad: values['lazy-load'] };
-  const mimeCommon = { retrieval: common.retrieval, fallback: common.fallback, resolver, absolutizeContentLocation: values['content-location'], ...documentOptions };
-  const explainPart = (p: MimePartInfo, prefix = ''): void => explain(io, `${documentName} part ${prefix}${p.path} (${p.contentType})`, p.base);
-  let rewriter: Transform;
-  if (type === 'css') rewriter = createCssRewriter({ ...common, charset });
-  else if (type === 'html') rewriter = createHtmlRewriter({ ...common, charset, ...documentOptions });
-  else if (type === 'mime') {
-    rewriter = createMimeRewriter({
-      ...mimeCommon,
-      onReference: writeLink,
-      onWarning,
-      onPart: values.explain ? (p) => explainPart(p) : undefined,
-    });
-  } else {
-    rewriter = createMboxRewriter({
-      ...mimeCommon,
-      onReference: writeLink && ((r, part, message) => writeLink(r, `${message}:${part}`)),
-      onWarning: (w, part, message) => onWarning(w, `${message}:${part}`),
-      onPart: values.explain ? (p, message) => explainPart(p, `${message}:`) : undefined,
-    });
+  let rewriter: Duplex;
+  try {
+    rewriter = createDocumentRewriter(type, settingsOf(values, charset), {
+      onReference: links === null ? undefined : (r, part) => links.write(linkLine(documentName, r, part)),
+      onWarning: (w, part) => io.stderr.write(warningLine(documentName, w, part)),
+      onBase: values.explain ? (d, what) => explain(io, what === null ? documentName : `${documentName} ${what}`, d) : undefined,
+    }).stream;
+  } catch (err) {
+    await links?.abort();
+    throw err;
   }
 
   let output: AtomicFile | null = null;
@@ -216,12 +195,19 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     report(io, 'error', 'ABS_ERR_INPUT', `${documentName}: ${(err as Error).message}`);
     return EXIT_INPUT;
   }
+  let sinkFailedFirst: boolean | null = null;
   try {
+    sink.once('error', () => (sinkFailedFirst ??= true));
+    source.once('error', () => (sinkFailedFirst ??= false));
     await pipeline(source, rewriter, sink, { end: sink !== io.stdout });
   } catch (err) {
     await output?.abort();
     await links?.abort();
     const e = err as NodeJS.ErrnoException;
+    if (sinkFailedFirst === true && output !== null) {
+      report(io, 'error', 'ABS_ERR_OUTPUT', `-o ${values.output}: ${e.code ?? e.message}`);
+      return EXIT_INPUT;
+    }
     if (e.code === 'ENOENT' || e.code === 'EACCES' || e.code === 'EISDIR') {
       report(io, 'error', 'ABS_ERR_INPUT', `${documentName}: ${e.message}`);
       return EXIT_INPUT;
@@ -241,10 +227,32 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   return EXIT_OK;
 }
 
-function inputType(value: string, input: string): InputType {
-  if (value === 'html' || value === 'css' || value === 'mime' || value === 'mbox') return value;
-  if (value !== 'auto') throw new AbsError(`--type must be html, css, mime, mbox or auto, not ${JSON.stringify(value)}`, 'ABS_ERR_USAGE');
-  return EXTENSION_TYPES[extname(input).toLowerCase()] ?? 'html';
+function inputType(value: string, input: string): DocumentType {
+  const type = parseTypeOption(value, ['html', 'css', 'mime', 'mbox']);
+  return type !== 'auto' ? type : (typeOfName(input) ?? 'html');
+}
+
+/** The rewrite options of the one-document command, as plain data (what each job of a batch gets too). */
+export function settingsOf(
+  values: { url?: string | undefined; base?: string | undefined; resolver: string; explain: boolean; 'exact-base': boolean; fragments: boolean; 'lazy-load': boolean; 'content-location': boolean; 'warc-output'?: string | undefined; 'link-keys'?: boolean | undefined; 'http-content-location'?: boolean | undefined },
+  charset: string | undefined,
+): RewriteSettings {
+  const warcOutput = values['warc-output'];
+  if (warcOutput !== undefined && warcOutput !== 'replace' && warcOutput !== 'conversion') throw new AbsError(`--warc-output must be replace or conversion, not ${JSON.stringify(warcOutput)}`, 'ABS_ERR_USAGE');
+  return {
+    warcOutput,
+    linkKeys: values['link-keys'],
+    httpContentLocation: values['http-content-location'],
+    url: values.url ?? null,
+    base: values.base ?? null,
+    resolver: parseResolverName(values.resolver),
+    charset,
+    explain: values.explain,
+    exactBase: values['exact-base'],
+    fragments: values.fragments,
+    lazyLoad: values['lazy-load'],
+    contentLocation: values['content-location'],
+  };
 }
 
 async function samePath(a: string, b: string): Promise<boolean> {

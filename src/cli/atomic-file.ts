@@ -1,11 +1,16 @@
 /**
  * Outputs written atomically: into a temporary file beside the target, renamed over it only when complete.
- * A failed run leaves no half-written output (SPEC §7).
+ * A failed run leaves no half-written output (SPEC §7). Temporary names are random (crypto), so two outputs
+ * of one run — or of two runs — never share one; every temporary file not yet renamed or removed is in
+ * `liveTemporaryFiles`, which the interrupt handler (interrupt.ts) removes on SIGINT/SIGTERM.
  */
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { basename, dirname, join } from 'node:path';
+import { joinPath, splitPath } from '../batch/paths.ts';
+import { AbsError } from '../errors.ts';
+import type { FsPath } from '../batch/paths.ts';
 
 export interface AtomicFile {
   readonly stream: Writable;
@@ -15,8 +20,19 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
-export function createAtomicFile(path: string): AtomicFile {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+/** Temporary files of this thread that exist or may exist (created, not yet renamed or removed). */
+export const liveTemporaryFiles: Set<FsPath> = new Set();
+
+/** A fresh temporary name beside `path`: `.NAME.<16 random hex digits>.tmp`. */
+export function temporaryName(path: FsPath): FsPath {
+  const { dir, name } = splitPath(path);
+  const random = randomBytes(8).toString('hex');
+  return typeof name === 'string' ? joinPath(dir, `.${name}.${random}.tmp`) : joinPath(dir, Buffer.concat([Buffer.from('.'), name, Buffer.from(`.${random}.tmp`)]));
+}
+
+/** `temp`: a temporary name chosen by the caller (a batch's main thread names its workers' files, to remove them if interrupted). */
+export function createAtomicFile(path: FsPath, temp: FsPath = temporaryName(path)): AtomicFile {
+  liveTemporaryFiles.add(temp);
   const stream = createWriteStream(temp, { flags: 'wx' });
   const finished = new Promise<void>((resolve, reject) => {
     stream.on('finish', resolve);
@@ -31,10 +47,28 @@ export function createAtomicFile(path: string): AtomicFile {
       if (!stream.writableEnded) stream.end();
       await finished;
       await rename(temp, path);
+      liveTemporaryFiles.delete(temp);
     },
     async abort() {
       stream.destroy();
+      // The file may still be being opened: wait for the stream to close before removing it.
+      if (!stream.closed) await new Promise<void>((resolve) => stream.once('close', () => resolve()));
       await unlink(temp).catch(() => {});
+      liveTemporaryFiles.delete(temp);
     },
   };
+}
+
+/**
+ * Checked before anything is written: an output file's directory exists and the path is not a directory.
+ * `what` names the option (`-o`, `--links`); the failure is ABS_ERR_OUTPUT, one line.
+ */
+export async function checkOutputPath(path: string, what: string): Promise<void> {
+  const { stat } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  const dir = await stat(dirname(path)).catch((err: NodeJS.ErrnoException) => err);
+  if (dir instanceof Error || !dir.isDirectory()) {
+    throw new AbsError(`${what} ${path}: ${dir instanceof Error && dir.code !== 'ENOENT' ? dir.message : `the directory ${dirname(path)} does not exist`}`, 'ABS_ERR_OUTPUT');
+  }
+  if ((await stat(path).catch(() => null))?.isDirectory() === true) throw new AbsError(`${what} ${path}: is a directory`, 'ABS_ERR_OUTPUT');
 }

@@ -4,9 +4,10 @@
  * command when its inputs are URLs. One clear line per failed URL; the others are still processed; exit 1 if
  * any failed.
  */
-import { mkdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { createReadStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { join, resolve as resolvePath } from 'node:path';
+import { Transform, Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BaseDecision } from '../base/base.ts';
@@ -20,13 +21,19 @@ import type { FetchedDocument } from '../http/fetch.ts';
 import { outputFileName } from '../http/output-name.ts';
 import { escapeLines, jsonLine } from '../http/printable.ts';
 import { createResponseRewriter } from '../http/response-rewriter.ts';
-import { runScheduled } from '../http/schedule.ts';
-import { DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.ts';
+import type { FailureKind, FileJob, JobResult } from '../batch/job.ts';
+import type { RewriteSettings } from '../batch/rewriters.ts';
+import { getResolver } from '../uri/index.ts';
+import { inputLines, readLines } from '../batch/lines.ts';
+import { runStreaming } from '../batch/scheduler.ts';
+import { addToSummary, emptySummary, summaryLine } from '../batch/summary.ts';
+import { BATCH_LIMITS, DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.ts';
 import type { HttpLimits } from '../limits.ts';
 import type { Resolver } from '../uri/types.ts';
 import { explain } from './absolutize-command.ts';
-import { createAtomicFile } from './atomic-file.ts';
+import { checkOutputPath, createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile } from './atomic-file.ts';
+import { runProgress } from './interrupt.ts';
 import { EXIT_INPUT, EXIT_OK } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
@@ -123,7 +130,7 @@ export function isFetchInvocation(positionals: readonly string[], values: FetchC
 }
 
 /** What the rewriting of each document shares: set up once from the options. */
-interface Context {
+export interface FetchContext {
   readonly io: CliIo;
   readonly stderrIo: CliIo;
   readonly progress: Progress;
@@ -156,9 +163,7 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
     maxConnectionsPerOrigin: integerOption(values, 'per-host'),
     deadlineMs: integerOption(values, 'deadline'),
   });
-  const urls = [...positionals];
-  if (values['input-list'] !== undefined) urls.push(...(await readInputList(values['input-list'])));
-  const batch = urls.length > 1 || values['input-list'] !== undefined;
+  const batch = positionals.length > 1 || values['input-list'] !== undefined;
   const reportOnly = values.links === '-' && values.output === undefined;
   let directory: string | null = null;
   let file: string | null = null;
@@ -168,12 +173,31 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
   } else if (batch && !reportOnly) {
     throw new AbsError('several URLs need -o DIR (one file per URL), or --links - for only the link report', 'ABS_ERR_USAGE');
   }
-  if (directory !== null) await mkdir(directory, { recursive: true });
+  // Outputs are checked against the inputs and each other before anything is written.
+  if (values.links !== undefined && values.links !== '-') {
+    const links = resolvePath(values.links);
+    if (file !== null && resolvePath(file) === links) throw new AbsError(`--links ${values.links} and -o ${file} are one file: give each its own`, 'ABS_ERR_USAGE');
+    if (values['input-list'] !== undefined && resolvePath(values['input-list']) === links) throw new AbsError(`--links ${values.links} is the --input-list: absolutize never writes over its input`, 'ABS_ERR_USAGE');
+  }
+  if (file !== null) await checkOutputPath(file, '-o');
+  if (values.links !== undefined && values.links !== '-') await checkOutputPath(values.links, '--links');
+  let list: Readable | null = null;
+  if (values['input-list'] !== undefined) {
+    list = await openList(values['input-list']);
+  }
+  if (directory !== null) {
+    try {
+      await mkdir(directory, { recursive: true });
+    } catch (err) {
+      list?.destroy();
+      throw new AbsError(`-o ${directory}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
+    }
+  }
 
   const progress = escaping(createProgress(io, batch));
   const stderrIo: CliIo = { ...io, stderr: { write: (s: string) => (progress.line(s), true) } as unknown as NodeJS.WritableStream };
   let linksFile: AtomicFile | null = null;
-  let links: Context['links'] = null;
+  let links: FetchContext['links'] = null;
   if (values.links === '-') links = { write: (l) => io.stdout.write(l) };
   else if (values.links !== undefined) {
     const f = createAtomicFile(values.links);
@@ -181,27 +205,69 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
     links = { write: (l) => f.stream.write(l) };
   }
   const agent = createFetchAgent({ httpLimits: limits, refusePrivateAddresses: values['refuse-private-addresses'] === true });
-  const context: Context = { io, stderrIo, progress, values, resolver: setup.resolver, charset: setup.charset, type, limits, agent, directory, file, reportOnly, batch, links };
+  const context: FetchContext = { io, stderrIo, progress, values, resolver: setup.resolver, charset: setup.charset, type, limits, agent, directory, file, reportOnly, batch, links };
 
-  let done = 0;
-  let failed = 0;
+  const summary = emptySummary();
+  const started = performance.now();
+  let read = 0;
+  runProgress.written = 0;
+  runProgress.total = 0;
+  const status = (): string => `absolutize: [${summary.done + summary.failed + summary.skipped}/${read}]${summary.failed > 0 ? ` ${summary.failed} failed` : ''}`;
+  // The URLs: the arguments, then the list's lines as they are read (a frontier of millions is never held).
+  async function* urls(): AsyncGenerator<string> {
+    for (const p of positionals) {
+      runProgress.total = ++read;
+      yield p;
+    }
+    if (list === null) return;
+    for await (const { text } of inputLines(readLines(list, `--input-list ${values['input-list']}`))) {
+      runProgress.total = ++read;
+      yield text;
+    }
+  }
   try {
-    await runScheduled(urls, { concurrency: limits.maxConcurrentRequests, perHost: limits.maxConnectionsPerOrigin, hostOf: hostKey }, async (url) => {
-      progress.update(`absolutize: [${done}/${urls.length}]${failed > 0 ? ` ${failed} failed` : ''} ${redactUrl(url)}`);
-      if (!(await retrieveOne(context, url))) failed++;
-      done++;
-      progress.update(`absolutize: [${done}/${urls.length}]${failed > 0 ? ` ${failed} failed` : ''}`);
+    await runStreaming(urls(), { concurrency: limits.maxConcurrentRequests, perKey: limits.maxConnectionsPerOrigin, keyOf: hostKey, window: BATCH_LIMITS.window }, async (url) => {
+      progress.update(`${status()} ${redactUrl(url)}`);
+      const target: RetrievalTarget = context.reportOnly ? { kind: 'discard' } : context.directory !== null ? { kind: 'directory', directory: context.directory } : context.file !== null ? { kind: 'file', path: context.file } : { kind: 'stdout' };
+      const r = await retrieveOne(context, url, target, context.links);
+      if (r.status === 'done') runProgress.written++;
+      addToSummary(summary, r);
+      progress.update(status());
     });
   } finally {
     progress.done();
     await agent.close().catch(() => {});
   }
+  summary.ms = Math.round(performance.now() - started);
+  if (batch) io.stderr.write(summaryLine(summary));
   if (linksFile !== null) {
     // The report of a single URL that failed is not kept; a batch keeps every line (failures are marked in it).
-    if (!batch && failed > 0) await linksFile.abort();
-    else await linksFile.commit();
+    try {
+      if (!batch && summary.failed > 0) await linksFile.abort();
+      else await linksFile.commit();
+    } catch (err) {
+      await linksFile.abort();
+      throw new AbsError(`--links ${values.links}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
+    }
   }
-  return failed > 0 ? EXIT_INPUT : EXIT_OK;
+  return summary.failed > 0 ? EXIT_INPUT : EXIT_OK;
+}
+
+/** Where a retrieved document goes: a file named from its final URL in a directory, a given file, stdout, nowhere. */
+export type RetrievalTarget =
+  | { readonly kind: 'directory'; readonly directory: string }
+  | { readonly kind: 'file'; readonly path: string; readonly temp?: string | undefined }
+  | { readonly kind: 'stdout' }
+  | { readonly kind: 'discard' };
+
+/** Failures worth a retry (sysexits 75): the network, and a server that says it is busy or failing. */
+function failureKindOf(err: unknown): FailureKind {
+  if (!(err instanceof AbsError)) return 'input';
+  if (err.code === 'ABS_ERR_OUTPUT') return 'output';
+  if (err.code === 'ABS_ERR_HTTP_CONNECT' || err.code === 'ABS_ERR_HTTP_TIMEOUT' || err.code === 'ABS_ERR_HTTP_NETWORK') return 'transient';
+  const status = err instanceof FetchError ? err.status : undefined;
+  if (err.code === 'ABS_ERR_HTTP_STATUS' && status !== undefined && (status >= 500 || status === 429 || status === 408)) return 'transient';
+  return 'input';
 }
 
 /**
@@ -212,31 +278,41 @@ function escaping(progress: Progress): Progress {
   return { update: (text) => progress.update(escapeLines(text)), line: (text) => progress.line(escapeLines(text)), done: () => progress.done() };
 }
 
-/** Retrieves and rewrites one URL; reports what went wrong on one line. Returns false if it failed. */
-async function retrieveOne(context: Context, url: string): Promise<boolean> {
+/**
+ * Retrieves and rewrites one URL into `target`, its references to `links`; reports what went wrong on one line.
+ * The result is the job model's status record (src/batch/job.ts).
+ */
+export async function retrieveOne(context: FetchContext, url: string, target: RetrievalTarget, links: FetchContext['links'], id = 0): Promise<JobResult> {
+  const started = performance.now();
   try {
-    return await retrieveAndRewrite(context, url);
+    return await retrieveAndRewrite(context, url, target, links, id);
   } catch (err) {
     // Whatever was not foreseen is still one line with a code, and the batch goes on.
     const code = err instanceof AbsError ? err.code : 'ABS_ERR_INPUT';
     const message = `${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`;
     context.progress.line(`absolutize: error [${code}] ${message}`);
-    context.links?.write(`${jsonLine({ document: redactUrl(url), error: code, message })}\n`);
-    return false;
+    links?.write(`${jsonLine({ document: redactUrl(url), error: code, message })}\n`);
+    return { id, status: 'failed', code, kind: failureKindOf(err), message, records: 0, rewritten: 0, bytesIn: 0, bytesOut: 0, warnings: 0, copied: false, ms: Math.round(performance.now() - started) };
   }
 }
 
-async function retrieveAndRewrite(context: Context, url: string): Promise<boolean> {
+async function retrieveAndRewrite(context: FetchContext, url: string, target: RetrievalTarget, links: FetchContext['links'], id: number): Promise<JobResult> {
   const { values, progress } = context;
-  const fail = (err: unknown, document: FetchedDocument | null, extra = ''): false => {
+  const started = performance.now();
+  let bytesIn = 0;
+  let bytesOut = 0;
+  let warnings = 0;
+  let rewritten = 0;
+  const result = (r: Pick<JobResult, 'status'> & Partial<JobResult>): JobResult => ({ id, code: null, kind: null, message: null, records: 0, rewritten, bytesIn, bytesOut, warnings, copied: false, ...r, ms: Math.round(performance.now() - started) });
+  const fail = (err: unknown, document: FetchedDocument | null, extra = ''): JobResult => {
     const code = err instanceof AbsError ? err.code : 'ABS_ERR_INPUT';
     const where = redactUrl(document?.url ?? url);
     let message = err instanceof Error ? err.message : String(err);
     if (err instanceof LimitExceededError) message = `${where}: ${message}: the document is incomplete${extra}`;
     else if (!message.includes(where) && !(err instanceof FetchError)) message = `${where}: ${message}`;
     progress.line(`absolutize: error [${code}] ${message}`);
-    context.links?.write(`${jsonLine({ document: where, error: code, message, redirects: chainOf(document, err) })}\n`);
-    return false;
+    links?.write(`${jsonLine({ document: where, error: code, message, redirects: chainOf(document, err) })}\n`);
+    return result({ status: 'failed', code, kind: failureKindOf(err), message });
   };
 
   let document: FetchedDocument;
@@ -266,51 +342,74 @@ async function retrieveAndRewrite(context: Context, url: string): Promise<boolea
     absolutizeFragments: values.fragments,
     lazyLoad: values['lazy-load'],
     onWarning: (w: HtmlWarning) => {
+      warnings++;
       const at = w.line !== undefined ? ` (${name}:${w.line}:${w.column ?? 0})` : '';
       progress.line(`absolutize: warning [${w.code}] ${w.message}${at}`);
     },
     onReference:
-      context.links === null
-        ? undefined
+      links === null
+        ? (r: ReferenceRecord) => void (r.changed && rewritten++)
         : (r: ReferenceRecord) => {
-            context.links!.write(`${jsonLine({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
+            if (r.changed) rewritten++;
+            links.write(`${jsonLine({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
           },
     onBase: values.explain === true ? (d: BaseDecision) => explain(context.stderrIo, name, d) : undefined,
   });
   if (rewriter.passthroughReason !== null) {
-    if (context.batch && context.directory !== null) {
+    if (context.batch && target.kind === 'directory') {
       document.body.destroy();
+      warnings++;
       progress.line(`absolutize: warning [content-type-not-rewritten] ${name}: ${rewriter.passthroughReason.replace(/passed through untouched$/, 'skipped')}`);
-      return statusError === null;
+      return statusError === null ? result({ status: 'skipped' }) : fail(statusError, document);
     }
+    warnings++;
     progress.line(`absolutize: warning [content-type-not-rewritten] ${name}: ${rewriter.passthroughReason}`);
   }
 
   let output: AtomicFile | null = null;
   let sink: Writable;
-  if (context.reportOnly) sink = new Writable({ write: (_c, _e, cb) => cb() });
-  else if (context.directory !== null) {
-    output = createAtomicFile(join(context.directory, outputFileName(document.url, rewriter.kind)));
-    sink = output.stream;
-  } else if (context.file !== null) {
-    output = createAtomicFile(context.file);
-    sink = output.stream;
-  } else sink = context.io.stdout as Writable;
-  const stages: Array<Readable | Writable> = [document.body];
+  try {
+    if (target.kind === 'discard') sink = new Writable({ write: (_c, _e, cb) => cb() });
+    else if (target.kind === 'directory') {
+      output = createAtomicFile(join(target.directory, outputFileName(document.url, rewriter.kind)));
+      sink = output.stream;
+    } else if (target.kind === 'file') {
+      output = createAtomicFile(target.path, target.temp);
+      sink = output.stream;
+    } else sink = context.io.stdout as Writable;
+  } catch (err) {
+    document.body.destroy();
+    return fail(new AbsError((err as Error).message, 'ABS_ERR_OUTPUT'), document, '; not written');
+  }
+  const stages: Array<Readable | Writable> = [document.body, counter((n) => (bytesIn += n))];
   if (rewriter.transform !== null) stages.push(rewriter.transform);
+  stages.push(counter((n) => (bytesOut += n)));
+  // The stage that failed first (the pipeline then destroys the others with the same error).
+  let firstFailed: unknown = null;
+  for (const stage of [...stages, sink]) stage.once('error', () => (firstFailed ??= stage));
   try {
     await pipeline([...stages, sink] as unknown as [Readable, Writable], { end: sink !== context.io.stdout });
+  } catch (err) {
+    await output?.abort();
+    const e = firstFailed === sink ? new AbsError(`${(err as Error).message}`, 'ABS_ERR_OUTPUT') : err;
+    return fail(e, document, output !== null ? '; not written' : sink === context.io.stdout ? '; the output above stops there' : '');
+  }
+  try {
     await output?.commit();
   } catch (err) {
     await output?.abort();
-    return fail(err, document, output !== null ? '; not written' : sink === context.io.stdout ? '; the output above stops there' : '');
+    return fail(new AbsError((err as Error).message, 'ABS_ERR_OUTPUT'), document, '; not written');
   }
   if (statusError !== null) return fail(statusError, document);
-  return true;
+  return result({ status: 'done', records: 1 });
+}
+
+function counter(add: (n: number) => void): Transform {
+  return new Transform({ transform: (c: Buffer, _e, cb) => (add(c.length), cb(null, c)) });
 }
 
 /** `--explain` for a retrieved document: the redirect chain with statuses, before the base decision. */
-function explainRetrieval(context: Context, document: FetchedDocument): void {
+function explainRetrieval(context: FetchContext, document: FetchedDocument): void {
   const lines = [`absolutize: retrieved ${redactUrl(document.url)} (HTTP ${document.status}${document.contentType.raw === null ? ', no Content-Type' : `, ${document.contentType.raw}`}${document.contentCodings.length > 0 ? `, ${document.contentCodings.join(', ')}` : ''})`];
   if (document.chain.length === 0) lines.push('  no redirects');
   for (const hop of document.chain) lines.push(`  ${hop.status} ${hop.url} -> Location: ${hop.location}`);
@@ -322,7 +421,7 @@ function chainOf(document: FetchedDocument | null, err: unknown): readonly Redir
   return chain.length === 0 ? undefined : chain;
 }
 
-function hostKey(url: string): string {
+export function hostKey(url: string): string {
   try {
     return new URL(url).host;
   } catch {
@@ -337,15 +436,18 @@ function integerOption(values: FetchCommandValues, name: keyof FetchCommandValue
   return Number(value);
 }
 
-/** The URLs of an input list: one a line; blank lines and lines starting with # are skipped. */
-async function readInputList(path: string): Promise<string[]> {
-  let text: string;
+/** The input list, opened (a file that cannot be read is a usage-time error, before anything is written). */
+async function openList(path: string): Promise<Readable> {
+  const stream = createReadStream(path);
   try {
-    text = await readFile(path, 'utf8');
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
   } catch (err) {
     throw new AbsError(`--input-list ${path}: ${(err as Error).message}`, 'ABS_ERR_INPUT');
   }
-  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  return stream;
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -354,4 +456,32 @@ async function isDirectory(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * The runner of URL jobs in a batch (src/batch): each URL retrieved with the default HTTP limits and written to
+ * the job's output (atomically, under the job's temporary name), its links to the job's links file. An output
+ * that exists is skipped before anything is retrieved.
+ */
+export function createUrlJobRunner(io: CliIo, batchProgress: Progress, settings: RewriteSettings, charset: string | undefined, withLinks: boolean): ((job: FileJob) => Promise<JobResult>) & { close(): Promise<void> } {
+  const limits = DEFAULT_HTTP_LIMITS;
+  const progress = escaping(batchProgress);
+  const agent = createFetchAgent({ httpLimits: limits });
+  const values: FetchCommandValues = { base: settings.base ?? undefined, explain: settings.explain, 'exact-base': settings.exactBase, fragments: settings.fragments, 'lazy-load': settings.lazyLoad };
+  const stderrIo: CliIo = { ...io, stderr: { write: (s: string) => (progress.line(s), true) } as unknown as NodeJS.WritableStream };
+  const context: FetchContext = { io, stderrIo, progress, values, resolver: getResolver(settings.resolver), charset, type: undefined, limits, agent, directory: null, file: null, reportOnly: false, batch: true, links: null };
+  const run = async (job: FileJob): Promise<JobResult> => {
+    const output = job.output as string;
+    if (job.skipExisting && (await stat(output).catch(() => null)) !== null) {
+      return { id: job.id, status: 'skipped', code: null, kind: null, message: null, records: 0, rewritten: 0, bytesIn: 0, bytesOut: 0, ms: 0, warnings: 0, copied: false };
+    }
+    const linksFile = withLinks && job.links !== null ? createAtomicFile(job.links.path, job.links.temp ?? undefined) : null;
+    const r = await retrieveOne(context, job.input as string, { kind: 'file', path: output, temp: job.outputTemp as string }, linksFile === null ? null : { write: (l) => linksFile.stream.write(l) }, job.id);
+    if (linksFile !== null) {
+      if (r.status === 'done') await linksFile.commit().catch(() => linksFile.abort());
+      else await linksFile.abort();
+    }
+    return r;
+  };
+  return Object.assign(run, { close: () => agent.close().catch(() => {}) });
 }

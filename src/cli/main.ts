@@ -24,6 +24,17 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
+// The top-level guard: no exception reaches the user as a stack trace, on any path — one line with a code, and
+// exit 70 (EX_SOFTWARE). SIGINT/SIGTERM remove every temporary file and say how far the run got (interrupt.ts).
+const internal = (err: unknown): void => {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`absolutize: error [ABS_ERR_INTERNAL] ${message.split('\n')[0]} (a bug: please report it)\n`);
+  process.exit(70);
+};
+process.on('uncaughtException', internal);
+process.on('unhandledRejection', internal);
+const { installInterruptHandlers } = await import('./interrupt.ts');
+installInterruptHandlers(process.stderr);
 const { run } = await import('./run.ts');
-const code = await run(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+const code = await run(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).catch((err: unknown) => (internal(err), 70));
 process.exitCode = code;

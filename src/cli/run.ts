@@ -20,6 +20,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     const [first, ...rest] = argv;
     if (first === 'resolve') return await resolveCommand(rest, io);
+    if (first === 'batch') return await (await import('../batch/batch-command.ts')).batchCommand(rest, io);
+    if (first === 'batch-report') return await (await import('../batch/batch-report.ts')).batchReportCommand(rest, io);
     if (argv.includes('-h') || argv.includes('--help')) {
       io.stdout.write(HELP);
       return EXIT_OK;

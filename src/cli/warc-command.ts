@@ -41,7 +41,7 @@ export function isWarcName(name: string): boolean {
 }
 
 /** Whether a file is WARC or ARC by its first bytes (gzip: the start of its first member, inflated). */
-export async function isWarcFile(path: string): Promise<boolean> {
+export async function isWarcFile(path: string | Buffer): Promise<boolean> {
   let handle;
   try {
     handle = await open(path, 'r');

@@ -123,6 +123,7 @@ export class HtmlRewriteCore implements DriverHandler {
   private passthrough = false;
   /** The start offset of the first token longer than maxTokenBytes: from there on, bytes pass through. */
   private limitAt: number | null = null;
+  private limitCode: 'token-limit' | 'open-elements-limit' = 'token-limit';
   private ended = false;
   private seenBaseHref = false;
   private embeddedBase: string | null = null;
@@ -207,6 +208,11 @@ export class HtmlRewriteCore implements DriverHandler {
 
   onStartTag(token: Token.TagToken, ns: Namespace, inserted: boolean): void {
     if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
+    if (this.driver.openElementCount() > this.limits.maxOpenElements) {
+      this.limitAt = token.location!.startOffset;
+      this.limitCode = 'open-elements-limit';
+      return;
+    }
     const tag = token.tagName;
     let firstBase = false;
     if (!this.committed && token.location!.endOffset > this.lookaheadLimit()) this.commitAtLimit();
@@ -289,7 +295,11 @@ export class HtmlRewriteCore implements DriverHandler {
     if (!this.committed) this.commit();
     this.processQueue();
     this.flush(offset);
-    this.warn({ code: 'token-limit', message: `a token longer than ${this.limits.maxTokenBytes} bytes: the rest of the document passes through unchanged` });
+    if (this.limitCode === 'open-elements-limit') {
+      this.warn({ code: 'open-elements-limit', message: `more than ${this.limits.maxOpenElements} open elements: the rest of the document passes through unchanged` });
+    } else {
+      this.warn({ code: 'token-limit', message: `a token longer than ${this.limits.maxTokenBytes} bytes: the rest of the document passes through unchanged` });
+    }
     this.passthrough = true;
     this.queue.length = 0;
     this.flush(this.bufStart + this.buf.length);

@@ -4,7 +4,6 @@ import { parseContentEncoding } from './content-decoding.ts';
 import { parseContentType, rewriteKindFor } from './content-type.ts';
 import { outputFileName } from './output-name.ts';
 import { decodeLocation, nextRedirectUrl } from './redirect.ts';
-import { runScheduled } from './schedule.ts';
 import { toFetchError } from './fetch.ts';
 
 describe('outputFileName', () => {
@@ -49,44 +48,6 @@ describe('redirect targets', () => {
     expect(() => nextRedirectUrl(current, '/b/c', [], new Set(['http://a/b/c']))).toThrow(/loop/);
     expect(decodeLocation(Buffer.from('/é', 'utf8').toString('latin1'))).toBe('/é');
     expect(decodeLocation('/\u00e9')).toBe('/\u00e9'); // not UTF-8: left as latin1
-  });
-});
-
-describe('runScheduled', () => {
-  it('never exceeds the total or the per-host limit, and runs everything', async () => {
-    const items = Array.from({ length: 30 }, (_, i) => ({ host: `h${i % 3}`, i }));
-    const active = new Map<string, number>();
-    let total = 0;
-    let worst = 0;
-    const worstHost = new Map<string, number>();
-    const done: number[] = [];
-    await runScheduled(items, { concurrency: 4, perHost: 2, hostOf: (x) => x.host }, async (x) => {
-      total++;
-      active.set(x.host, (active.get(x.host) ?? 0) + 1);
-      worst = Math.max(worst, total);
-      worstHost.set(x.host, Math.max(worstHost.get(x.host) ?? 0, active.get(x.host)!));
-      await new Promise((r) => setImmediate(r));
-      active.set(x.host, active.get(x.host)! - 1);
-      total--;
-      done.push(x.i);
-    });
-    expect(done.sort((a, b) => a - b)).toEqual(items.map((x) => x.i));
-    expect(worst).toBe(4);
-    expect(Math.max(...worstHost.values())).toBe(2);
-  });
-
-  it('a slow host does not hold the others back', async () => {
-    const order: string[] = [];
-    let releaseSlow: () => void = () => {};
-    const slow = new Promise<void>((r) => (releaseSlow = r));
-    const items = ['slow', 'slow', 'slow', 'fast', 'fast', 'fast'];
-    const run = runScheduled(items, { concurrency: 2, perHost: 1, hostOf: (x) => x }, async (x) => {
-      if (x === 'slow') await slow;
-      order.push(x);
-      if (order.filter((o) => o === 'fast').length === 3) releaseSlow();
-    });
-    await run;
-    expect(order.slice(0, 3)).toEqual(['fast', 'fast', 'fast']);
   });
 });
 

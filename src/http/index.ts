@@ -5,6 +5,6 @@ export type { AbsolutizeUrlOptions, ResponseRewriteOptions, ResponseRewriter, Ur
 export { parseContentType, rewriteKindFor } from './content-type.ts';
 export type { ContentTypeInfo, RewriteKind } from './content-type.ts';
 export { redactUrl } from './credentials.ts';
+export { escapeControls } from './printable.ts';
 export { isPrivateAddress } from './address-guard.ts';
 export { outputFileName } from './output-name.ts';
-export { runScheduled } from './schedule.ts';

@@ -32,6 +32,15 @@ function site(): { root: string; input: string } {
   return { root, input };
 }
 
+/** Standard error without the summary line that ends every batch (checked to be there, and last). */
+const SUMMARY = /^absolutize: \d+ rewritten, \d+ unchanged, \d+ copied, (?:\d+ skipped, )?\d+ failed, \d+ warnings? in \d+\.\d s$/;
+function reports(stderr: string): string {
+  const lines = stderr.split('\n');
+  expect(lines.pop()).toBe('');
+  expect(lines.pop()).toMatch(SUMMARY);
+  return lines.map((l) => `${l}\n`).join('');
+}
+
 function tree(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string): void => {
@@ -49,7 +58,8 @@ describe('absolutize DIR -o OUTDIR', () => {
     const { root, input } = site();
     const out = join(root, 'out');
     const r = runCli([input, '--url', 'https://example.com/', '-o', out, '--links', join(root, 'links.jsonl')]);
-    expect(r.stderr).toBe('');
+    expect(reports(r.stderr)).toBe('');
+    expect(r.stderr).toMatch(/^absolutize: 6 rewritten, 0 unchanged, 2 copied, 0 failed, 0 warnings in /);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     const original = tree(input);
@@ -95,7 +105,8 @@ describe('absolutize DIR -o OUTDIR', () => {
     mkdirSync(join(out, 'docs', 'index.html'), { recursive: true }); // a directory where a file must go
     const r = runCli([input, '--base', 'https://example.org/', '-o', out, '--explain']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/absolutize: error \[ABS_ERR_OUTPUT\] EISDIR.*docs[/\\]index\.html/);
+    expect(r.stderr).toMatch(/absolutize: error \[ABS_ERR_OUTPUT\] .*docs[/\\]index\.html: EISDIR/);
+    expect(r.stderr).toMatch(/, 1 failed, /);
     expect(readFileSync(join(out, 'docs/sub/x.html'), 'utf8')).toBe('<base href="https://example.org/elsewhere/"><a href="https://example.org/elsewhere/y.html">y</a>');
     // --explain: one decision per document, in path order.
     const bases = r.stderr.split('\n').filter((l) => l.startsWith('absolutize: base of ')).map((l) => relative(input, l.slice('absolutize: base of '.length).split(':')[0]!));
@@ -115,7 +126,7 @@ describe('absolutize DIR -o OUTDIR', () => {
     symlinkSync(join(input, 'css'), join(input, 'docs', 'loop'));
     const r = runCli([input, '--base', 'https://example.org/', '-o', join(root, 'out')]);
     expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(/^absolutize: warning \[not-a-regular-file\] .*loop: a symbolic link or special file, not followed or copied\n$/);
+    expect(reports(r.stderr)).toMatch(/^absolutize: warning \[not-a-regular-file\] .*loop: a symbolic link or special file, not followed or copied\n$/);
     expect(existsSync(join(root, 'out', 'docs', 'loop'))).toBe(false);
   });
 
@@ -129,7 +140,7 @@ describe('absolutize DIR -o OUTDIR', () => {
     }
     mkdirSync(join(root, 'Maildir', 'tmp'));
     const r = runCli([join(root, 'Maildir'), '--type', 'mime', '-o', join(root, 'out')]);
-    expect(r.stderr).toBe('');
+    expect(reports(r.stderr)).toBe('');
     expect(r.status).toBe(0);
     expect(tree(join(root, 'out'))).toEqual({
       'cur/1700000000.M1P2.host,S=90:2,S': message(1).replace('"thread.html"', '"https://list.example/1/thread.html"'),

@@ -42,7 +42,7 @@ describe('absolutize resolve', () => {
     [['resolve', '--resolver', 'nope', '--base', 'http://a/', 'x'], /ABS_ERR_USAGE.*--resolver/],
     [['resolve', '--encoding', 'klingon', '--base', 'http://a/', 'x'], /ABS_ERR_ENCODING_UNSUPPORTED/],
     [['resolve', '--bogus'], /ABS_ERR_USAGE/],
-    [['a.html', 'b.html'], /ABS_ERR_USAGE.*one INPUT/],
+    [['a.html', 'b.html'], /ABS_ERR_USAGE.*several inputs: give -o DIR/],
   ])('usage error %j exits 2 with one line', (args, message) => {
     const r = runCli(args);
     expect(r.status).toBe(2);

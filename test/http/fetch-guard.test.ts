@@ -40,7 +40,8 @@ describe('an unforeseen fault on the URL path', () => {
     const c = capture();
     const status = await run([`${server.origin}/bug`, `${server.origin}/fine`, '--links', '-'], c.io);
     expect(status).toBe(1);
-    expect(c.err()).toBe(`absolutize: error [ABS_ERR_INPUT] ${server.origin}/bug: Cannot read properties of undefined (reading 'x')\n`);
+    // The line, then the batch's summary line.
+    expect(c.err()).toMatch(new RegExp(`^absolutize: error \\[ABS_ERR_INPUT\\] ${server.origin}/bug: Cannot read properties of undefined \\(reading 'x'\\)\\nabsolutize: 1 rewritten, 0 unchanged, 0 copied, 1 failed, 0 warnings in \\d+\\.\\d s\\n$`));
     const report = c.out().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(report.find((l) => l['error'] !== undefined)).toMatchObject({ document: `${server.origin}/bug`, error: 'ABS_ERR_INPUT' });
     expect(report.some((l) => l['document'] === `${server.origin}/fine` && l['resolved'] === `${server.origin}/x`)).toBe(true);

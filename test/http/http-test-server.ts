@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, PROJECT_DIR } from '../helpers/cli.ts';
@@ -26,17 +26,22 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** Listens on 127.0.0.1, port 0; resolves with the port given. */
+async function listenOnLoopback(server: Server | NetServer): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
 async function listen(server: Server, scheme: 'http' | 'https', routes: Map<string, Handler>, requests: TestServer['requests']): Promise<TestServer> {
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   const self: TestServer = {
     origin: `${scheme}://127.0.0.1:${port}`,
     routes,
@@ -151,11 +156,7 @@ export async function startRawServer(respond: (path: string, socket: Socket) => 
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     origin: `http://127.0.0.1:${port}`,
     get connections() {

@@ -8,8 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FetchError } from '../../src/errors.ts';
 import { createFetchAgent, fetchDocument, httpStatusError } from '../../src/http/fetch.ts';
 import { absolutizeUrl } from '../../src/http/response-rewriter.ts';
+import { skipInterimContinue } from '../../src/http/interim-responses.ts';
 import { resolveHttpLimits } from '../../src/limits.ts';
-import { runCliAsync, startRawServer, startTestServer } from './http-test-server.ts';
+import { Agent, buildConnector } from 'undici';
+import { runCliAsync, startRawServer, startSelfSignedHttpsServer, startTestServer } from './http-test-server.ts';
 import type { RawServer, TestServer } from './http-test-server.ts';
 
 /** What a terminal or a bidi-aware viewer would act on. */
@@ -247,6 +249,27 @@ describe('named oddities', () => {
       await agent.close();
     }
     expect(raw.connections - before).toBe(1);
+  });
+
+  it('100 Continue from a Node server (res.writeContinue), over http and over TLS', async () => {
+    const continued = (_req: unknown, res: import('node:http').ServerResponse): void => {
+      res.writeContinue();
+      res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    };
+    server.route('/continued', continued);
+    expect((await absolutizeUrl(`${o}/continued`)).output.toString()).toBe(`<a href="${o}/next.html">n</a>`);
+    // TLS: the filter sits on a TLSSocket. The certificate is self-signed, so this agent does not verify it.
+    const tls = await startSelfSignedHttpsServer();
+    tls.route('/continued', continued);
+    const connect = buildConnector({ rejectUnauthorized: false });
+    const agent = new Agent({ connect: (opts, callback) => connect(opts, (err, socket) => (err === null ? callback(null, skipInterimContinue(socket as Socket)) : callback(err, null))) });
+    try {
+      const result = await absolutizeUrl(`${tls.origin}/continued`, { dispatcher: agent });
+      expect(result.output.toString()).toBe(`<a href="${tls.origin}/next.html">n</a>`);
+    } finally {
+      await agent.close();
+      await tls.close();
+    }
   });
 
   it.each(['/gzip-empty', '/br-empty-chunked'])('%s: an empty coded body is an empty document', async (path) => {

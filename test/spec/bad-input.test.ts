@@ -70,6 +70,15 @@ describe('bad input', () => {
     expect(r.output).toEqual(bytes('<meta charset=utf-8><p>', [0xff, 0xc3], '</p><a href="x', [0xfe], '">a</a><a href="http://example.com/d/y">b</a>', [0x80]));
   });
 
+  it('open elements past maxOpenElements: the rest passes through with a warning', async () => {
+    const input = bytes(`<a href="a">1</a>${'<div>'.repeat(20)}<a href="b">2</a>`);
+    const r = await run(input, { retrieval, limits: resolveLimits({ maxOpenElements: 16 }) });
+    expect(r.codes).toEqual(['open-elements-limit']);
+    // From the <div> that makes the stack (html, body, divs) longer than 16 on, every byte passes through.
+    expect(r.output.toString('latin1')).toBe(`<a href="http://example.com/d/a">1</a>${'<div>'.repeat(20)}<a href="b">2</a>`);
+    expect((await run(input, { retrieval, limits: resolveLimits({ maxOpenElements: 64 }) })).codes).toEqual([]);
+  });
+
   it('an unparseable URL is left as it is, with a warning, and the rest is rewritten', async () => {
     const r = await run(bytes('<a href="//[::1">a</a><img src="http://example.com:99999/"><a href="z">'));
     expect(r.codes).toEqual(['unresolvable-reference']);
