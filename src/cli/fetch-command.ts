@@ -33,8 +33,10 @@ import type { Resolver } from '../uri/types.ts';
 import { explain } from './absolutize-command.ts';
 import { checkOutputPath, createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile } from './atomic-file.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
+import { explainEncoding } from './explain-encoding.ts';
 import { runProgress } from './interrupt.ts';
-import { EXIT_INPUT, EXIT_OK } from './io.ts';
+import { EXIT_INPUT, EXIT_OK, inFlags } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
 import type { Progress } from './progress.ts';
@@ -310,7 +312,7 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
     let message = err instanceof Error ? err.message : String(err);
     if (err instanceof LimitExceededError) message = `${where}: ${message}: the document is incomplete${extra}`;
     else if (!message.includes(where) && !(err instanceof FetchError)) message = `${where}: ${message}`;
-    progress.line(`absolutize: error [${code}] ${message}`);
+    progress.line(`absolutize: error [${code}] ${inFlags(message)}`);
     links?.write(`${jsonLine({ document: where, error: code, message, redirects: chainOf(document, err) })}\n`);
     return result({ status: 'failed', code, kind: failureKindOf(err), message });
   };
@@ -344,7 +346,7 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
     onWarning: (w: HtmlWarning) => {
       warnings++;
       const at = w.line !== undefined ? ` (${name}:${w.line}:${w.column ?? 0})` : '';
-      progress.line(`absolutize: warning [${w.code}] ${w.message}${at}`);
+      progress.line(`absolutize: warning [${w.code}] ${inFlags(w.message)}${at}`);
     },
     onReference:
       links === null
@@ -354,6 +356,7 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
             links.write(`${jsonLine({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
           },
     onBase: values.explain === true ? (d: BaseDecision) => explain(context.stderrIo, name, d) : undefined,
+    onEncoding: values.explain === true ? (e: EncodingDecision) => explainEncoding(context.stderrIo, name, e, values.charset === undefined ? "the response's Content-Type charset" : '--charset') : undefined,
   });
   if (rewriter.passthroughReason !== null) {
     if (context.batch && target.kind === 'directory') {

@@ -17,6 +17,7 @@ import type { Tokenizer, TreeAdapter, TreeAdapterTypeMap } from 'parse5';
 import { mayHoldUrl } from './url-attributes.ts';
 
 const NS = html.NS;
+const $ = html.TAG_ID;
 
 export type Namespace = 'html' | 'svg' | 'mathml';
 
@@ -328,6 +329,87 @@ const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
 };
 
 /**
+ * The select parsing of the HTML standard since customizable `<select>` (https://github.com/whatwg/html/pull/10548),
+ * which Chromium ships and html5lib-tests expect: a `<select>` selects no insertion mode, so its content is
+ * parsed "in body" (or in the table mode it sits in): `<style>`, `<textarea>`, `<svg>`… inside it are elements,
+ * read as raw text or foreign content. parse5 8.1 still has the "in select" modes, in which they are ignored or
+ * read as text. Before each token, `ModernSelectParser` leaves those modes for the one the element below the
+ * select gives.
+ * NOTE: the new standard's other select rules (a nested `<select>` or an `<input>` closes the select) shape the
+ * tree, not the tokenizer's states; parse5's in-body rules are kept for them.
+ */
+function leaveSelectModes<T extends TreeAdapterTypeMap>(p: Parser<T>): void {
+  if (p.insertionMode === InsertionMode.IN_SELECT) p.insertionMode = InsertionMode.IN_BODY;
+  else if (p.insertionMode === InsertionMode.IN_SELECT_IN_TABLE) p.insertionMode = tableModeBelow(p);
+}
+
+function tableModeBelow<T extends TreeAdapterTypeMap>(p: Parser<T>): InsertionMode {
+  const { tagIDs, stackTop } = p.openElements;
+  for (let i = stackTop; i >= 0; i--) {
+    switch (tagIDs[i]) {
+      case $.TD:
+      case $.TH:
+        return InsertionMode.IN_CELL;
+      case $.TR:
+        return InsertionMode.IN_ROW;
+      case $.TBODY:
+      case $.THEAD:
+      case $.TFOOT:
+        return InsertionMode.IN_TABLE_BODY;
+      case $.CAPTION:
+        return InsertionMode.IN_CAPTION;
+      case $.TABLE:
+        return InsertionMode.IN_TABLE;
+      default:
+    }
+  }
+  return InsertionMode.IN_BODY;
+}
+
+/** parse5's Parser with the select parsing of the current standard (see leaveSelectModes). */
+export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> {
+  override onStartTag(token: Token.TagToken): void {
+    leaveSelectModes(this);
+    super.onStartTag(token);
+  }
+
+  override onEndTag(token: Token.TagToken): void {
+    leaveSelectModes(this);
+    super.onEndTag(token);
+  }
+
+  override onCharacter(token: Token.CharacterToken): void {
+    leaveSelectModes(this);
+    super.onCharacter(token);
+  }
+
+  override onNullCharacter(token: Token.CharacterToken): void {
+    leaveSelectModes(this);
+    super.onNullCharacter(token);
+  }
+
+  override onWhitespaceCharacter(token: Token.CharacterToken): void {
+    leaveSelectModes(this);
+    super.onWhitespaceCharacter(token);
+  }
+
+  override onComment(token: Token.CommentToken): void {
+    leaveSelectModes(this);
+    super.onComment(token);
+  }
+
+  override onDoctype(token: Token.DoctypeToken): void {
+    leaveSelectModes(this);
+    super.onDoctype(token);
+  }
+
+  override onEof(token: Token.EOFToken): void {
+    leaveSelectModes(this);
+    super.onEof(token);
+  }
+}
+
+/**
  * parse5's tree builder (the HTML standard's tree construction, https://html.spec.whatwg.org/multipage/parsing.html#tree-construction)
  * over a tree adapter that keeps no tree. It is what switches the tokenizer: RAWTEXT, RCDATA, script data and
  * PLAINTEXT only for HTML elements, CDATA sections only in foreign content, and foreign content exactly as long as
@@ -337,7 +419,7 @@ const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
  * NOTE: parse5 marks its Parser's token handlers @internal; they are what parse5's own parse() runs. Pinned by
  * the parse5 version range and checked against parse5.parse trees by src/html/foreign-content.test.ts.
  */
-class StackBuilder extends Parser<StackOnlyMap> {
+class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   private readonly handler: DriverHandler;
   /** The namespace of the element made from the token being processed, if one was. */
   private tokenNamespace: html.NS | null = null;

@@ -13,10 +13,11 @@
  * from its original bytes. Memory: one part at a time, at most `maxMimePartBytes`.
  */
 import { Writable } from 'node:stream';
-import type { MimeChunk, MimeNode } from 'mailsplit';
+import type { MimeChunk, MimeNode } from './mailsplit-objects.ts';
 import { establishBase, headerUrlValue } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import { absolutizeHtml } from '../html/stream.ts';
 import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
@@ -37,6 +38,8 @@ export interface MimeRewriteOptions extends RewriteChoices {
   readonly onWarning?: ((warning: HtmlWarning, part: string) => void) | undefined;
   /** Every entity's base decision, as its header ends (for `--explain`). */
   readonly onPart?: ((part: MimePartInfo) => void) | undefined;
+  /** The encoding each rewritten HTML or CSS part is read in, and what decided it (for `--explain`). */
+  readonly onEncoding?: ((encoding: EncodingDecision, part: string) => void) | undefined;
 }
 
 export interface MimePartInfo {
@@ -249,13 +252,14 @@ export class MimePartRewriter extends Writable {
         limits: this.limits,
         onReference,
         onWarning,
+        onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, held.path)),
       });
       rewritten = r.output;
       count = r.stats.rewritten;
     } else {
       const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
       const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
-      const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning });
+      const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, held.path)) });
       const out: Buffer[] = [];
       css.on('data', (c: Buffer) => out.push(c));
       await new Promise<void>((resolve, reject) => {

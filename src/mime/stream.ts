@@ -192,11 +192,12 @@ export async function absolutizeMime(input: Uint8Array, options: MimeRewriteOpti
   return { output, stats: stream.stats, parts, warnings, references };
 }
 
-export interface MboxRewriteOptions extends Omit<MimeRewriteOptions, 'onReference' | 'onWarning' | 'onPart'> {
+export interface MboxRewriteOptions extends Omit<MimeRewriteOptions, 'onReference' | 'onWarning' | 'onPart' | 'onEncoding'> {
   /** `message` counts from 1, in archive order. */
   readonly onReference?: ((reference: Parameters<NonNullable<MimeRewriteOptions['onReference']>>[0], part: string, message: number) => void) | undefined;
   readonly onWarning?: ((warning: Parameters<NonNullable<MimeRewriteOptions['onWarning']>>[0], part: string, message: number) => void) | undefined;
   readonly onPart?: ((part: Parameters<NonNullable<MimeRewriteOptions['onPart']>>[0], message: number) => void) | undefined;
+  readonly onEncoding?: ((encoding: Parameters<NonNullable<MimeRewriteOptions['onEncoding']>>[0], part: string, message: number) => void) | undefined;
 }
 
 const FROM = Buffer.from('From ');
@@ -294,6 +295,7 @@ export class MboxRewriterStream extends Transform {
       onReference: o.onReference && ((r, part) => o.onReference!(r, part, index)),
       onWarning: o.onWarning && ((w, part) => o.onWarning!(w, part, index)),
       onPart: o.onPart && ((p) => o.onPart!(p, index)),
+      onEncoding: o.onEncoding && ((e, part) => o.onEncoding!(e, part, index)),
     });
     stream.on('data', (c: Buffer) => this.push(c));
     this.current = stream;

@@ -3,34 +3,8 @@
 declare module 'mailsplit' {
   import type { Transform } from 'node:stream';
 
-  export interface MailsplitHeaders {
-    getFirst(key: string): string;
-    get(key: string): string[];
-    update(key: string, value: string): void;
-    build(lineEnd?: string): Buffer;
-  }
-
-  /** One MIME entity, emitted when its header ends (`type: 'node'`). */
-  export interface MimeNode {
-    readonly type: 'node';
-    readonly root: boolean;
-    readonly parentNode: MimeNode | false;
-    readonly headers: MailsplitHeaders;
-    readonly contentType: string | false;
-    readonly charset: string | false;
-    readonly encoding: string | false;
-    readonly multipart: string | false;
-    readonly messageNode?: boolean;
-    readonly partNr: string[] | false;
-    getHeaders(): Buffer;
-  }
-
-  /** Framing (`data`: boundaries, preamble, epilogue) or body bytes (`body`) of a node, a line at a time. */
-  export interface MimeChunk {
-    readonly type: 'data' | 'body';
-    readonly node: MimeNode;
-    readonly value: Buffer;
-  }
+  // The objects a Splitter emits are described in src/mime/mailsplit-objects.ts (a module of ours, so that the
+  // package's declaration files, which name them, need no declaration of mailsplit).
 
   export interface SplitterOptions {
     readonly maxHeadSize?: number;

@@ -1,5 +1,5 @@
 /**
- * The browser-agreement corpus: test/fixtures/browser/*.html, two pages encoded at load time
+ * The browser-agreement corpus: fixtures/browser/*.html, two pages encoded at load time
  * (windows-1252, Shift_JIS) and Roy Fielding's roytest pages read from ../shared (not copied).
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { createSinglebyteEncoder } from '@exodus/bytes/single-byte.js';
 import type { ServedFile } from './server.ts';
 import { sharedPath } from './shared.ts';
 
-export const FIXTURE_DIR: string = fileURLToPath(new URL('../fixtures/browser/', import.meta.url));
+export const FIXTURE_DIR: string = fileURLToPath(new URL('../../fixtures/browser/', import.meta.url));
 
 export interface CorpusPage {
   /** Short name, used in test titles. */
@@ -79,7 +79,8 @@ const HTML_PAGES: ReadonlyArray<{ file: string; covers: string }> = [
     file: 'foreign-content.html',
     covers:
       'issue 11: <svg> closed by </a>, </p>, </div>, a table cell; ignored integration-point end tag; breakout start tag in nested <svg>; ' +
-      'mglyph in a MathML text integration point; annotation-xml encoding=text/html; then script, style, xmp, textarea, title text and later URLs',
+      'mglyph in a MathML text integration point; annotation-xml encoding=text/html; style, xmp, svg, title in <select> (customizable select parsing); ' +
+      'then script, style, xmp, textarea, title text and later URLs',
   },
   {
     file: 'srcdoc.html',
@@ -109,6 +110,13 @@ export function loadCorpus(): CorpusPage[] {
     body: Buffer.from(encodeShiftJis(fixture('shift_jis.src.html').toString('utf8'))),
     contentType: 'text/html',
     covers: 'Shift_JIS from <meta>, page URL with non-ASCII path, non-ASCII base, 0x5C/0x7E, CSS, srcdoc, formaction, refresh',
+  });
+  pages.push({
+    name: 'utf8-labelled-gb2312',
+    path: '/docs/gb/utf8-labelled-gb2312.html',
+    body: fixture('utf8-labelled-gb2312.html'),
+    contentType: 'text/html',
+    covers: 'issue 11: a UTF-8 page whose <meta> says gb2312: <style> and style="" with bytes not valid in GBK, their url()s',
   });
   const roy = sharedPath('conformance/uri/fielding-roytest/');
   for (const file of readdirSync(roy).filter((f) => /^roytest\d+\.html$/.test(f)).sort()) {

@@ -148,6 +148,9 @@ describe('byte fidelity', () => {
     for (const page of pages) {
       const r = await absolutizeHtml(page.body, { charset: page.charset, retrieval: { url: RETRIEVAL_URL } });
       rewritten += r.stats.rewritten;
+      // parse5's SAX parser ends foreign content and reads <select> content by a simplified rule (issue 11): it
+      // misreads this page, made to show it. src/html/foreign-content.test.ts checks it against parse5 trees.
+      if (page.name === 'foreign-content.html') continue;
       const found = unexplainedDifferences(saxTokens(page.body), saxTokens(r.output), r.base?.url ?? null);
       if (found.length > 0) problems.push(`${page.name}: ${found.join('; ')}`);
     }
