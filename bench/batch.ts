@@ -66,7 +66,7 @@ export async function batchBench(say: (line: string) => void): Promise<void> {
   const { STREAM_REWRITERS } = await import('../dist/batch/rewriters.js');
   let warcs = 0;
   if (STREAM_REWRITERS.warc !== undefined) {
-    const dir = join(root, '..', '..', 'shared', 'corpus', 'warc', 'pywb');
+    const dir = join(root, '..', 'shared', 'corpus', 'warc', 'pywb');
     for (const f of ['example.warc.gz', 'example.warc', 'iana.warc.gz', 'example.arc.gz']) {
       if (!existsSync(join(dir, f))) continue;
       lines.push(join(dir, f));

@@ -6,6 +6,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -14,6 +15,7 @@ import { AbsError } from '../errors.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 import { explain } from '../cli/absolutize-command.ts';
 import { createAtomicFile } from '../cli/atomic-file.ts';
+import { isWarcFile } from '../cli/warc-command.ts';
 import type { AtomicFile } from '../cli/atomic-file.ts';
 import { revivePath, showPath } from './paths.ts';
 import { linkLine, warningLine } from './report-lines.ts';
@@ -117,10 +119,13 @@ export async function runFileJob(job: FileJob): Promise<JobResult> {
     else {
       const head = Buffer.alloc(SNIFF_BYTES);
       const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0).catch(() => ({ bytesRead: 0 }));
-      type = typeOfName(showPath(input)) ?? typeOfBytes(head.subarray(0, bytesRead)) ?? 'html';
+      type = typeOfName(showPath(input)) ?? typeOfBytes(head.subarray(0, bytesRead)) ?? ((await isWarcFile(input)) ? 'warc' : 'html');
     }
+    // What the input is, for records a rewrite adds (rewriters.ts, `identity`): the same input, the same output.
+    const st = await handle.stat();
+    const identity = { seed: `${resolvePath(showPath(input))}\n${st.size}\n${st.mtimeMs}`, date: `${new Date(st.mtimeMs).toISOString().slice(0, 19)}Z` };
     const source = handle.createReadStream();
-    return await rewrite(job, type, source, output, stderr, result, fail);
+    return await rewrite(job, type, source, output, stderr, result, fail, identity);
   } finally {
     if (stderr !== process.stderr) {
       stderr.end();
@@ -137,6 +142,7 @@ async function rewrite(
   stderr: Writable,
   result: (r: Partial<JobResult> & Pick<JobResult, 'status'>) => JobResult,
   fail: (kind: FailureKind, code: string, message: string) => JobResult,
+  identity: { seed: string; date: string },
 ): Promise<JobResult> {
   let warnings = 0;
   let links: { stream: Writable; file: AtomicFile | null } | null = null;
@@ -159,6 +165,9 @@ async function rewrite(
           warnings++;
           stderr.write(warningLine(job.name, w, part));
         },
+        document: job.name,
+        identity,
+        onLinkLine: linkStream === undefined ? undefined : (line) => linkStream.write(`${JSON.stringify(line)}\n`),
         onBase: job.settings.explain ? (d, what) => explain({ stderr } as never, what === null ? job.name : `${job.name} ${what}`, d) : undefined,
       });
     }

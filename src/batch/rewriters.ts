@@ -3,8 +3,9 @@
  * An input's type comes from `--type`, else its name's extension, else (batch inputs) its first bytes.
  *
  * WARC/ARC: detected here (by extension and by first bytes) as the type `warc`; its rewriter is the per-file
- * entry point of src/warc, plugged in as one entry of `STREAM_REWRITERS` below when that module is present.
+ * entry point of src/warc (createWarcRewriter), one entry of `STREAM_REWRITERS` below.
  */
+import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { BaseDecision } from '../base/base.ts';
 import { createCssRewriter } from '../css/stream.ts';
@@ -15,6 +16,8 @@ import type { MimePartInfo } from '../mime/rewriter.ts';
 import { createMboxRewriter, createMimeRewriter } from '../mime/stream.ts';
 import { getResolver } from '../uri/index.ts';
 import type { ResolverName } from '../uri/index.ts';
+import { createWarcRewriter } from '../warc/rewriter.ts';
+import type { WarcLinkLine } from '../warc/rewriter.ts';
 
 export type DocumentType = 'html' | 'css' | 'mime' | 'mbox' | 'warc';
 
@@ -74,6 +77,10 @@ export interface RewriteSettings {
   readonly fragments: boolean;
   readonly lazyLoad: boolean;
   readonly contentLocation: boolean;
+  /** WARC: `replace` (default) or `conversion` (--warc-output); `linkKeys` (--link-keys); HTTP Content-Location honoured. */
+  readonly warcOutput?: 'replace' | 'conversion' | undefined;
+  readonly linkKeys?: boolean | undefined;
+  readonly httpContentLocation?: boolean | undefined;
 }
 
 /** What a rewrite reports as it goes: references (with their part: null, "2.1", or "MESSAGE:PATH"), warnings, bases. */
@@ -82,6 +89,25 @@ export interface RewriteCallbacks {
   readonly onWarning: (w: HtmlWarning, part?: string) => void;
   /** --explain: a base decision, for the document or a part (`what` names the part). */
   readonly onBase?: ((decision: BaseDecision, what: string | null) => void) | undefined;
+  /** WARC: the input's name (the `document` of its report lines), and each report line as it is (record, reference, redirect). */
+  readonly document?: string | undefined;
+  readonly onLinkLine?: ((line: WarcLinkLine) => void) | undefined;
+  /**
+   * Records this rewrite writes (a WARC's warcinfo, conversion and metadata records) take their ids and date
+   * from the input (`seed`: its path, size and time; `date`: its modification time), not from chance and the
+   * clock: the same input gives the same bytes, in whichever shard, attempt or run (issue 13).
+   */
+  readonly identity?: { readonly seed: string; readonly date: string } | undefined;
+}
+
+/** The n-th record id of an input: a UUID (RFC 9562 version 8) from SHA-256 of its seed and n. */
+function derivedRecordIds(seed: string): () => string {
+  let n = 0;
+  return () => {
+    const h = createHash('sha256').update(`${seed}\0${n++}`).digest('hex');
+    const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+    return `<urn:uuid:${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}>`;
+  };
 }
 
 export interface DocumentRewriter {
@@ -95,7 +121,32 @@ export interface DocumentRewriter {
  * Stream rewriters that live in modules of their own, by type (the WARC entry point). A type with none here and
  * none below is reported as not supported by this build.
  */
-export const STREAM_REWRITERS: Partial<Record<DocumentType, (settings: RewriteSettings, callbacks: RewriteCallbacks) => DocumentRewriter>> = {};
+export const STREAM_REWRITERS: Partial<Record<DocumentType, (settings: RewriteSettings, callbacks: RewriteCallbacks) => DocumentRewriter>> = {
+  warc: (s, c) => {
+    const stream = createWarcRewriter({
+      output: s.warcOutput ?? 'replace',
+      resolver: getResolver(s.resolver),
+      fallback: s.base,
+      exactBase: s.exactBase,
+      absolutizeFragments: s.fragments,
+      lazyLoad: s.lazyLoad,
+      honourHttpContentLocation: s.httpContentLocation === true,
+      linkKeys: s.linkKeys === true,
+      document: c.document,
+      onLink: c.onLinkLine,
+      newRecordId: c.identity === undefined ? undefined : derivedRecordIds(c.identity.seed),
+      now: c.identity?.date,
+      onWarning: (w) => c.onWarning({ ...w, message: `${w.message} (at offset ${w.offset})` } as HtmlWarning),
+    });
+    return {
+      stream,
+      stats: async () => {
+        const summary = await stream.summary;
+        return { records: summary.records, rewritten: summary.references };
+      },
+    };
+  },
+};
 
 export function createDocumentRewriter(type: DocumentType, s: RewriteSettings, c: RewriteCallbacks): DocumentRewriter {
   const resolver = getResolver(s.resolver);

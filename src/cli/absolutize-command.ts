@@ -233,8 +233,16 @@ function inputType(value: string, input: string): DocumentType {
 }
 
 /** The rewrite options of the one-document command, as plain data (what each job of a batch gets too). */
-export function settingsOf(values: { url?: string | undefined; base?: string | undefined; resolver: string; explain: boolean; 'exact-base': boolean; fragments: boolean; 'lazy-load': boolean; 'content-location': boolean }, charset: string | undefined): RewriteSettings {
+export function settingsOf(
+  values: { url?: string | undefined; base?: string | undefined; resolver: string; explain: boolean; 'exact-base': boolean; fragments: boolean; 'lazy-load': boolean; 'content-location': boolean; 'warc-output'?: string | undefined; 'link-keys'?: boolean | undefined; 'http-content-location'?: boolean | undefined },
+  charset: string | undefined,
+): RewriteSettings {
+  const warcOutput = values['warc-output'];
+  if (warcOutput !== undefined && warcOutput !== 'replace' && warcOutput !== 'conversion') throw new AbsError(`--warc-output must be replace or conversion, not ${JSON.stringify(warcOutput)}`, 'ABS_ERR_USAGE');
   return {
+    warcOutput,
+    linkKeys: values['link-keys'],
+    httpContentLocation: values['http-content-location'],
     url: values.url ?? null,
     base: values.base ?? null,
     resolver: parseResolverName(values.resolver),

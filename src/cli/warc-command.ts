@@ -4,6 +4,7 @@
  * `--links -` and no -o only the report. Progress (records, MB, rate) on a terminal.
  */
 import { open } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { inflateRawSync, constants } from 'node:zlib';
@@ -40,7 +41,7 @@ export function isWarcName(name: string): boolean {
 }
 
 /** Whether a file is WARC or ARC by its first bytes (gzip: the start of its first member, inflated). */
-export async function isWarcFile(path: string): Promise<boolean> {
+export async function isWarcFile(path: string | Buffer): Promise<boolean> {
   let handle;
   try {
     handle = await open(path, 'r');
@@ -128,6 +129,8 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
       lazyLoad: values['lazy-load'],
       honourHttpContentLocation: values['http-content-location'],
       linkKeys: values['link-keys'],
+      // Responses are rewritten on worker threads, one a core beside the one reading the file.
+      threads: Math.max(0, availableParallelism() - 1),
       document: input,
       filename: values.output === undefined ? undefined : basename(values.output),
       onLink: (line) => {

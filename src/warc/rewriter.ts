@@ -11,27 +11,26 @@
  * document. One new `warcinfo` record comes first. ARC input is written as WARC (ARC records become `warcinfo`,
  * `response` and `resource` records).
  */
-import { Duplex, Readable, Writable } from 'node:stream';
+import { Duplex, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BaseDecision } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 
-import type { Warning } from '../errors.ts';
-import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
-import { transformWhole } from '../html/stream.ts';
-import { createByteLimit, createDecoders, parseContentEncoding } from '../http/content-decoding.ts';
+import type { Warning, WarningCode } from '../errors.ts';
+import type { RewriteChoices } from '../html/rewriter.ts';
 import { parseContentType } from '../http/content-type.ts';
-import type { FetchedDocument } from '../http/fetch.ts';
-import { createResponseRewriter, responseKind } from '../http/response-rewriter.ts';
+import { responseKind } from '../http/response-rewriter.ts';
 import { resolveWarcLimits } from '../limits.ts';
 import type { WarcLimits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
 import { normalizeUri } from '../uri/normalize.ts';
 import { surt } from '../uri/surt.ts';
-import { dechunk, headerValues, lastHeader, parseHttpHead } from './http-message.ts';
-import type { HttpHead } from './http-message.ts';
+import { headerValues, lastHeader, parseHttpHead } from './http-message.ts';
+import { RewritePool } from './pool.ts';
+import { runRewriteJob } from './record-job.ts';
+import type { Counts, JobOptions, JobResult, RewriteJob } from './record-job.ts';
 import { readWarc } from './reader.ts';
-import type { WarcReaderInfo } from './reader.ts';
+import type { WarcReaderInfo, WarcUnit } from './reader.ts';
 import { field } from './record.ts';
 import type { WarcHeader, WarcItem } from './record.ts';
 import { encodeUnit, newRecordId, serializeRecord, sha1Digest, warcDateNow, warcFields } from './writer.ts';
@@ -61,6 +60,11 @@ export interface WarcRewriteOptions extends RewriteChoices {
   readonly onProgress?: ((progress: WarcProgress) => void) | undefined;
   /** Record ids of new records (tests). @default random UUID URNs */
   readonly newRecordId?: (() => string) | undefined;
+  /**
+   * Worker threads rewriting responses while the input is read (the CLI: the number of cores). Needs the built
+   * package. @default 0 (in this thread)
+   */
+  readonly threads?: number | undefined;
   /** WARC-Date of the new warcinfo. @default now */
   readonly now?: string | undefined;
 }
@@ -154,67 +158,96 @@ export type WarcLinkLine =
       readonly revisitOfRewritten?: boolean;
     });
 
-/** What one record becomes: its replacement (null: its bytes as they were) and records written after it. */
+/** What one record becomes: its replacement (null: its bytes as they were) and records after it, encoded. */
 interface RecordOutcome {
-  readonly replacement: Buffer | null;
-  readonly after: Buffer[];
+  readonly replacement: Uint8Array | null;
+  readonly after: readonly Uint8Array[];
 }
 
-const FRAMING_HEADERS = new Set(['transfer-encoding', 'content-encoding', 'content-length']);
+/** One item of a unit, classified; a rewrite job may still be running. */
+type Prepared =
+  | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string }
+  | { readonly kind: 'copy'; readonly context: WarcLineContext; readonly type: string | null; readonly reason: string; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly revisit: WarcHeader | null }
+  | { readonly kind: 'job'; readonly context: WarcLineContext; readonly type: string | null; readonly status: number; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; done: boolean };
+
+interface PendingUnit {
+  readonly unit: WarcUnit;
+  readonly prepared: Prepared[];
+}
 
 /**
  * The WARC rewriting of a whole input as an async generator: input chunks in, output chunks out; the summary is
- * its return value. The per-file entry point (`rewriteWarcStream`, `createWarcRewriter`) wraps it.
+ * its return value. The per-file entry point (`rewriteWarcStream`, `createWarcRewriter`) wraps it. With
+ * `threads`, responses are rewritten on worker threads while later records are read; output, report lines and
+ * warnings still come in input order.
  */
 export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>, options: WarcRewriteOptions = {}): AsyncGenerator<Buffer, WarcSummary> {
   const limits = resolveWarcLimits(options.warcLimits);
   const info: WarcReaderInfo = { format: null, compressed: null };
   const summary: WarcSummary = { format: null, compressed: null, records: 0, gaps: 0, rewritten: 0, references: 0, bytesIn: 0, bytesOut: 0, warnings: 0 };
-  const session = new RecordRewriter(options, summary);
+  const threads = options.threads ?? 0;
+  const pool = threads > 0 ? new RewritePool(threads) : null;
+  const session = new RecordRewriter(options, summary, limits, pool);
+  // Units read ahead while rewrites run: a few per thread, and a bound on their bytes.
+  const window = pool === null ? 1 : 4 * threads;
+  const pending: PendingUnit[] = [];
+  let pendingBytes = 0;
   let first = true;
-  for await (const unit of readWarc(source, limits, info)) {
-    summary.bytesIn += unit.raw.length;
-    Object.assign(summary, { format: info.format, compressed: info.compressed });
-    const out: Buffer[] = [];
-    if (first && options.warcinfo !== false) {
-      const firstRecord = unit.items.find((i) => i.kind === 'record');
-      const version = firstRecord?.kind === 'record' && firstRecord.format === 'warc' ? firstRecord.header.protocol : 'WARC/1.0';
-      out.push(encodeUnit(session.warcinfo(version), unit.compressed || info.compressed === true));
-    }
-    first = false;
-    const outcomes: Array<RecordOutcome | null> = [];
-    for (const item of unit.items) {
-      if (item.kind === 'gap') {
-        summary.gaps++;
-        session.warn({ code: 'warc-gap', message: `${item.bytes.length} bytes copied as they are: ${item.reason}`, offset: unit.offset });
-        // In WARC output from ARC input, bytes that were no ARC record are kept in a record of their own.
-        outcomes.push(info.format === 'arc' ? { replacement: session.gapRecord(item.bytes, item.reason), after: [] } : null);
-      } else {
-        summary.records++;
-        outcomes.push(await session.record(item, unit.offset));
-      }
-    }
+  const finish = function* (p: PendingUnit, outcomes: Array<RecordOutcome | null>): Generator<Buffer> {
+    const out: Uint8Array[] = [];
+    const { unit } = p;
     if (unit.items.filter((i) => i.kind === 'record').length > 1) {
       session.warn({ code: 'warc-multi-record-member', message: `one gzip member holds ${unit.items.length} records or gaps (whole-file gzip?): read, but written one member per record where any changes`, offset: unit.offset });
     }
     if (outcomes.every((o) => o === null || o.replacement === null)) {
       out.push(unit.raw);
-      for (const o of outcomes) if (o !== null) for (const a of o.after) out.push(encodeUnit(a, unit.compressed));
+      for (const o of outcomes) if (o !== null) out.push(...o.after);
     } else {
       unit.items.forEach((item, i) => {
         const o = outcomes[i];
-        out.push(encodeUnit(o?.replacement ?? item.bytes, unit.compressed));
-        if (o != null) for (const a of o.after) out.push(encodeUnit(a, unit.compressed));
+        out.push(o?.replacement ?? encodeUnit(item.bytes, unit.compressed));
+        if (o != null) out.push(...o.after);
       });
     }
     for (const b of out) {
       summary.bytesOut += b.length;
-      yield b;
+      yield Buffer.from(b.buffer, b.byteOffset, b.byteLength);
     }
     options.onProgress?.({ records: summary.records, bytesIn: summary.bytesIn, bytesOut: summary.bytesOut });
-  }
-  if (first && info.compressed === null) {
-    // An empty input: an empty output (not even a warcinfo, which would describe nothing).
+  };
+  const flushOne = async function* (): AsyncGenerator<Buffer> {
+    const p = pending.shift()!;
+    pendingBytes -= p.unit.raw.length;
+    const outcomes: Array<RecordOutcome | null> = [];
+    for (const item of p.prepared) outcomes.push(await session.commit(item, p.unit.offset));
+    yield* finish(p, outcomes);
+  };
+  try {
+    for await (const unit of readWarc(source, limits, info)) {
+      summary.bytesIn += unit.raw.length;
+      Object.assign(summary, { format: info.format, compressed: info.compressed });
+      if (first && options.warcinfo !== false) {
+        const firstRecord = unit.items.find((i) => i.kind === 'record');
+        const version = firstRecord?.kind === 'record' && firstRecord.format === 'warc' ? firstRecord.header.protocol : 'WARC/1.0';
+        const warcinfo = encodeUnit(session.warcinfo(version), unit.compressed || info.compressed === true);
+        summary.bytesOut += warcinfo.length;
+        yield warcinfo;
+      }
+      first = false;
+      const prepared = unit.items.map((item) => {
+        if (item.kind === 'gap') return { kind: 'gap', bytes: item.bytes, reason: item.reason } as const;
+        summary.records++;
+        return session.prepare(item, unit.offset, unit.compressed);
+      });
+      pending.push({ unit, prepared });
+      pendingBytes += unit.raw.length;
+      while (pending.length > 0 && (pending.length >= window || pendingBytes > limits.maxWarcRecordBytes || pending[0]!.prepared.every((x) => x.kind !== 'job' || x.done))) {
+        yield* flushOne();
+      }
+    }
+    while (pending.length > 0) yield* flushOne();
+  } finally {
+    await pool?.close();
   }
   return summary;
 }
@@ -229,13 +262,27 @@ class RecordRewriter {
   private readonly rewrittenDigests = new Set<string>();
   private readonly document: string;
   private readonly limits: WarcLimits;
+  private readonly pool: RewritePool | null;
+  private readonly jobOptions: JobOptions;
 
-  constructor(options: WarcRewriteOptions, summary: WarcSummary) {
+  constructor(options: WarcRewriteOptions, summary: WarcSummary, limits: WarcLimits, pool: RewritePool | null) {
     this.options = options;
-    this.limits = resolveWarcLimits(options.warcLimits);
+    this.limits = limits;
+    this.pool = pool;
     this.summary = summary;
     this.newId = options.newRecordId ?? newRecordId;
     this.document = options.document ?? '-';
+    this.jobOptions = {
+      output: options.output ?? 'replace',
+      resolver: (options.resolver ?? browserResolver).name,
+      fallback: options.fallback ?? null,
+      honourHttpContentLocation: options.honourHttpContentLocation === true,
+      exactBase: options.exactBase === true,
+      absolutizeFragments: options.absolutizeFragments === true,
+      lazyLoad: options.lazyLoad === true,
+      limits: options.limits,
+      maxRecordBytes: limits.maxWarcRecordBytes,
+    };
   }
 
   warn(w: WarcWarning): void {
@@ -272,31 +319,26 @@ class RecordRewriter {
     ], bytes);
   }
 
-  async record(item: Extract<WarcItem, { kind: 'record' }>, offset: number): Promise<RecordOutcome> {
+  /** Classifies a record in input order; a response to rewrite starts its job (inline or on a worker). */
+  prepare(item: Extract<WarcItem, { kind: 'record' }>, offset: number, compressed: boolean): Prepared {
     let header = item.header;
-    let bytes: Buffer | null = null;
+    let replacement: Uint8Array | null = null;
     if (item.format === 'arc') {
       // ARC → WARC: the record as a WARC record (always written anew), then rewritten like any other.
       const fields: Array<readonly [string, string]> = [...header.fields.filter(([n]) => n !== 'Content-Length'), ['WARC-Record-ID', this.newId()], ['WARC-Block-Digest', sha1Digest(item.block)]];
       const head = field(header, 'WARC-Type') === 'response' ? parseHttpHead(item.block) : null;
       if (head !== null) fields.push(['WARC-Payload-Digest', sha1Digest(item.block.subarray(head.length))]);
       header = { protocol: 'WARC/1.0', fields };
-      bytes = serializeRecord('WARC/1.0', fields, item.block);
+      replacement = encodeUnit(serializeRecord('WARC/1.0', fields, item.block), compressed);
     }
     const type = field(header, 'WARC-Type') ?? null;
     const id = field(header, 'WARC-Record-ID') ?? null;
     const targetUri = stripAngles(field(header, 'WARC-Target-URI'));
     const date = field(header, 'WARC-Date') ?? null;
     const context: WarcLineContext = { document: this.document, warcRecordId: id, warcOffset: offset, targetUri, warcDate: date };
-    const copy = (reason: string, extra: { status?: number | null; contentType?: string | null; revisitOfRewritten?: boolean; counts?: Counts } = {}): RecordOutcome => {
-      this.recordLine(context, type, extra.status ?? null, extra.contentType ?? null, 'copied', reason, extra.counts ?? ZERO, null, extra.revisitOfRewritten);
-      return { replacement: bytes, after: [] };
-    };
+    const copy = (reason: string, status: number | null = null, contentType: string | null = null, revisit: WarcHeader | null = null): Prepared => ({ kind: 'copy', context, type, reason, status, contentType, replacement, revisit });
 
-    if (type === 'revisit') {
-      const of = this.isRevisitOfRewritten(header);
-      return copy(of ? 'revisit of a rewritten record: copied (its original now reads as rewritten)' : 'revisit: copied', { revisitOfRewritten: of });
-    }
+    if (type === 'revisit') return copy('revisit: copied', null, null, header);
     if (type !== 'response') return copy(`${type ?? 'untyped'} record: copied`);
     if (field(header, 'WARC-Truncated') !== undefined) return copy(`WARC-Truncated: ${field(header, 'WARC-Truncated')}: copied`);
     const recordType = (field(header, 'Content-Type') ?? '').toLowerCase();
@@ -304,159 +346,72 @@ class RecordRewriter {
     const head = parseHttpHead(item.block);
     if (head === null) return copy('the block does not start with an HTTP response head: copied');
     const contentTypeRaw = lastHeader(head, 'Content-Type') ?? null;
-    const meta = { status: head.status, contentType: contentTypeRaw };
     if (head.status >= 300 && head.status < 400) {
       for (const location of headerValues(head, 'Location')) this.redirectLine(context, head.status, location);
-      return copy(`HTTP ${head.status}: copied`, meta);
+      return copy(`HTTP ${head.status}: copied`, head.status, contentTypeRaw);
     }
-    if (head.status < 200 || head.status >= 300) return copy(`HTTP ${head.status}: copied`, meta);
+    if (head.status < 200 || head.status >= 300) return copy(`HTTP ${head.status}: copied`, head.status, contentTypeRaw);
     const contentType = parseContentType(contentTypeRaw);
     const kind = responseKind(contentType);
-    if (kind === 'none') return copy(`${contentTypeRaw === null ? 'no Content-Type' : `Content-Type ${contentType.essence ?? JSON.stringify(contentTypeRaw)}`}: not rewritten, copied`, meta);
+    if (kind === 'none') return copy(`${contentTypeRaw === null ? 'no Content-Type' : `Content-Type ${contentType.essence ?? JSON.stringify(contentTypeRaw)}`}: not rewritten, copied`, head.status, contentTypeRaw);
 
-    // The payload: de-chunked only if it parses as chunked, then content codings undone.
-    let body = item.block.subarray(head.length);
-    const notes: string[] = [];
-    if (headerValues(head, 'Transfer-Encoding').some((v) => /chunked/i.test(v))) {
-      const plain = dechunk(body);
-      if (plain === null) notes.push('Transfer-Encoding: chunked, stored de-chunked');
-      else {
-        body = plain;
-        notes.push('de-chunked');
-      }
-    }
-    let decoded: Buffer;
-    try {
-      const codings = parseContentEncoding(lastHeader(head, 'Content-Encoding'));
-      decoded = codings.length === 0 ? body : await decode(body, codings, this.limits.maxWarcRecordBytes);
-      if (codings.length > 0) notes.push(`${codings.join(', ')} decoded`);
-    } catch (err) {
-      this.warn({ code: 'warc-record-not-rewritten', message: `${targetUri ?? '(no Target-URI)'}: ${(err as Error).message}: the record is copied`, offset, warcRecordId: id ?? undefined });
-      return copy(`Content-Encoding cannot be decoded (${(err as Error).message}): copied`, meta);
-    }
-
-    const references: ReferenceRecord[] = [];
-    const parts: Array<string | null> = [];
-    const warnings: HtmlWarning[] = [];
-    let base: BaseDecision | null = null;
-    const document: FetchedDocument = {
-      url: targetUri ?? '',
-      requestedUrl: targetUri ?? '',
-      chain: [],
-      retrieval: { url: targetUri ?? '' },
-      status: head.status,
-      statusText: head.statusText,
-      headers: Object.fromEntries(head.fields.map(([n, v]) => [n.toLowerCase(), v])),
-      contentType,
-      contentCodings: [],
-      body: Readable.from([]),
+    const job: RewriteJob = {
+      block: item.block,
+      protocol: header.protocol,
+      fields: header.fields,
+      targetUri,
+      id,
+      date,
+      kind,
+      contentType: contentTypeRaw,
+      newIds: [this.newId(), this.newId()],
+      compressed,
+      options: this.jobOptions,
     };
-    const rewriter = createResponseRewriter(document, {
-      resolver: this.options.resolver,
-      exactBase: this.options.exactBase,
-      absolutizeFragments: this.options.absolutizeFragments,
-      lazyLoad: this.options.lazyLoad,
-      limits: this.options.limits,
-      fallback: this.options.fallback,
-      honourHttpContentLocation: this.options.honourHttpContentLocation,
-      onReference: ((r: ReferenceRecord, part?: string) => {
-        references.push(r);
-        parts.push(part ?? null);
-      }) as (r: ReferenceRecord) => void,
-      onWarning: (w) => warnings.push(w),
-      onBase: (d) => {
-        base = d;
-      },
-    });
-    const output = await transformWhole(rewriter.transform!, decoded);
-    for (const w of warnings) this.warn({ ...w, message: `${targetUri ?? ''}: ${w.message}`, offset, warcRecordId: id ?? undefined });
-    const counts: Counts = { rewritten: 0, unchanged: 0, unresolvable: 0 };
-    references.forEach((r, i) => {
-      if (r.changed) counts.rewritten++;
-      else if (r.resolved === null) counts.unresolvable++;
-      else counts.unchanged++;
-      this.referenceLine(context, r, parts[i] ?? null);
-    });
-    if (counts.rewritten === 0) return copy(`nothing to rewrite (${kind})`, { ...meta, counts });
+    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool === null ? runRewriteJob(job) : this.pool.run(job), done: false };
+    prepared.result.then(
+      () => (prepared.done = true),
+      () => (prepared.done = true),
+    );
+    return prepared;
+  }
 
-    this.summary.rewritten++;
-    this.summary.references += counts.rewritten;
-    const payloadDigest = field(header, 'WARC-Payload-Digest');
+  /** In input order: report lines and warnings, what revisits need to know, and the record's outcome. */
+  async commit(p: Prepared, offset: number): Promise<RecordOutcome | null> {
+    if (p.kind === 'gap') {
+      this.summary.gaps++;
+      this.warn({ code: 'warc-gap', message: `${p.bytes.length} bytes copied as they are: ${p.reason}`, offset });
+      // In WARC output from ARC input, bytes that were no ARC record are kept in a record of their own.
+      return this.summary.format === 'arc' ? { replacement: encodeUnit(this.gapRecord(p.bytes, p.reason), this.summary.compressed === true), after: [] } : null;
+    }
+    if (p.kind === 'copy') {
+      const revisitOf = p.revisit === null ? undefined : this.isRevisitOfRewritten(p.revisit);
+      const reason = revisitOf === true ? 'revisit of a rewritten record: copied (its original now reads as rewritten)' : p.reason;
+      this.recordLine(p.context, p.type, p.status, p.contentType, 'copied', reason, ZERO, null, revisitOf);
+      return { replacement: p.replacement, after: [] };
+    }
+    const r = await p.result;
+    for (const w of r.warnings) this.warn({ ...w, code: w.code as WarningCode, offset, warcRecordId: p.context.warcRecordId ?? undefined });
+    for (const { reference, part } of r.references) this.referenceLine(p.context, reference, part);
+    this.recordLine(p.context, p.type, p.status, p.contentType, r.action, r.reason, r.counts, r.newRecordId);
+    if (r.action === 'rewritten') {
+      this.summary.rewritten++;
+      this.summary.references += r.counts.rewritten;
+      this.remember(p.context, r.digestKeys, offset);
+    }
+    return { replacement: r.replacement ?? p.replacement, after: r.after };
+  }
+
+  /** What a later revisit of a rewritten record is matched by, within maxWarcRevisitIndex. */
+  private remember(context: WarcLineContext, digestKeys: readonly string[], offset: number): void {
     if (this.rewrittenIds.size < this.limits.maxWarcRevisitIndex) {
-      if (id !== null) this.rewrittenIds.add(id);
-      if (targetUri !== null && date !== null) this.rewrittenCaptures.add(`${targetUri} ${date}`);
-      if (payloadDigest !== undefined) this.rewrittenDigests.add(`${targetUri} ${payloadDigest.toLowerCase()}`);
-      this.rewrittenDigests.add(`${targetUri} ${sha1Digest(body).toLowerCase()}`);
+      if (context.warcRecordId !== null) this.rewrittenIds.add(context.warcRecordId);
+      if (context.targetUri !== null && context.warcDate !== null) this.rewrittenCaptures.add(`${context.targetUri} ${context.warcDate}`);
+      for (const k of digestKeys) this.rewrittenDigests.add(k);
     } else if (this.rewrittenIds.size === this.limits.maxWarcRevisitIndex) {
       this.rewrittenIds.add('');
       this.warn({ code: 'warc-record-not-rewritten', message: `more than ${this.limits.maxWarcRevisitIndex} records rewritten (maxWarcRevisitIndex): revisits of later ones are not reported as revisitOfRewritten`, offset });
     }
-
-    const finalBase = base as BaseDecision | null;
-    const newId = this.newId();
-    const version = header.protocol.startsWith('WARC/') ? header.protocol : 'WARC/1.0';
-    const baseFields: Array<[string, string | number | null]> = [
-      ['absolutize-base', finalBase?.url ?? null],
-      ['absolutize-base-source', finalBase?.source ?? null],
-      ['absolutize-references-changed', counts.rewritten],
-      ['absolutize-payload', notes.join('; ') || null],
-    ];
-    if ((this.options.output ?? 'replace') === 'conversion') {
-      const mediaType = contentTypeRaw ?? 'application/octet-stream';
-      const digest = sha1Digest(output);
-      const conversion = serializeRecord(version, [
-        ['WARC-Type', 'conversion'],
-        ['WARC-Record-ID', newId],
-        ['WARC-Date', date ?? warcDateNow()],
-        ...(targetUri === null ? [] : ([['WARC-Target-URI', targetUri]] as Array<[string, string]>)),
-        ...(id === null ? [] : ([['WARC-Refers-To', id]] as Array<[string, string]>)),
-        ['Content-Type', mediaType],
-        ['WARC-Block-Digest', digest],
-        ['WARC-Payload-Digest', digest],
-      ], output);
-      this.recordLine(context, type, head.status, contentTypeRaw, 'rewritten', `conversion record added (${kind}${notes.length > 0 ? `; ${notes.join('; ')}` : ''})`, counts, newId);
-      return { replacement: bytes, after: [conversion] };
-    }
-
-    // replace: the HTTP head as it was, framing headers renamed X-Archive-Orig-*, a new Content-Length.
-    const newHead = rewriteHead(item.block, head, output.length);
-    const block = Buffer.concat([newHead, output]);
-    const blockDigest = sha1Digest(block);
-    const newPayloadDigest = sha1Digest(output);
-    const fields: Array<[string, string]> = [];
-    let sawBlock = false;
-    let sawPayload = false;
-    for (const [n, v] of header.fields) {
-      const lower = n.toLowerCase();
-      if (lower === 'warc-record-id') fields.push([n, newId]);
-      else if (lower === 'warc-block-digest') {
-        fields.push([n, blockDigest]);
-        sawBlock = true;
-      } else if (lower === 'warc-payload-digest') {
-        fields.push([n, newPayloadDigest]);
-        sawPayload = true;
-      } else fields.push([n, v]);
-    }
-    if (!sawBlock) fields.push(['WARC-Block-Digest', blockDigest]);
-    if (!sawPayload) fields.push(['WARC-Payload-Digest', newPayloadDigest]);
-    const replacement = serializeRecord(version, fields, block);
-    const metaBlock = warcFields([
-      ['absolutize-original-record-id', id],
-      ['absolutize-original-block-digest', field(header, 'WARC-Block-Digest') ?? sha1Digest(item.block)],
-      ['absolutize-original-payload-digest', payloadDigest ?? sha1Digest(body)],
-      ...baseFields,
-    ]);
-    const metadata = serializeRecord(version, [
-      ['WARC-Type', 'metadata'],
-      ['WARC-Record-ID', this.newId()],
-      ['WARC-Date', date ?? warcDateNow()],
-      ...(targetUri === null ? [] : ([['WARC-Target-URI', targetUri]] as Array<[string, string]>)),
-      ['WARC-Refers-To', newId],
-      ['Content-Type', 'application/warc-fields'],
-      ['WARC-Block-Digest', sha1Digest(metaBlock)],
-    ], metaBlock);
-    this.recordLine(context, type, head.status, contentTypeRaw, 'rewritten', `replaced (${kind}${notes.length > 0 ? `; ${notes.join('; ')}` : ''})`, counts, newId);
-    return { replacement, after: [metadata] };
   }
 
   /**
@@ -535,11 +490,6 @@ class RecordRewriter {
   }
 }
 
-interface Counts {
-  rewritten: number;
-  unchanged: number;
-  unresolvable: number;
-}
 const ZERO: Counts = Object.freeze({ rewritten: 0, unchanged: 0, unresolvable: 0 });
 
 /** `WARC-Target-URI` without the `<…>` wget 1.14 wrote around it. */
@@ -547,32 +497,6 @@ export function stripAngles(value: string | undefined): string | null {
   if (value === undefined) return null;
   const v = value.trim();
   return v.startsWith('<') && v.endsWith('>') ? v.slice(1, -1) : v;
-}
-
-/** The content codings undone with the HTTP path's decoders, bounded by the record limit. */
-async function decode(body: Buffer, codings: readonly string[], max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _e, cb) {
-      chunks.push(chunk);
-      cb();
-    },
-  });
-  await pipeline([Readable.from([body]), ...createDecoders(codings), createByteLimit('maxWarcRecordBytes', max), sink]);
-  return Buffer.concat(chunks);
-}
-
-/** The head's bytes with Transfer-Encoding, Content-Encoding and Content-Length renamed X-Archive-Orig-*, and a new Content-Length. */
-function rewriteHead(block: Buffer, head: HttpHead, length: number): Buffer {
-  const parts: Buffer[] = [];
-  let copied = 0;
-  for (const line of head.lines) {
-    if (!FRAMING_HEADERS.has(line.name.toLowerCase())) continue;
-    parts.push(block.subarray(copied, line.start), Buffer.from('X-Archive-Orig-'));
-    copied = line.start;
-  }
-  parts.push(block.subarray(copied, head.emptyLine), Buffer.from(`Content-Length: ${length}${head.eol}`), block.subarray(head.emptyLine, head.length));
-  return Buffer.concat(parts);
 }
 
 /** The summary of a finished stream (see createWarcRewriter). */

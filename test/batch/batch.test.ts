@@ -7,11 +7,12 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveShard } from '../../src/batch/batch-command.ts';
-import { inputs, removeScratch, runAsync, scratchDir, statusLines, temporaryFiles, tree } from './helpers.ts';
+import { PROJECT_DIR, inputs, removeScratch, runAsync, scratchDir, statusLines, temporaryFiles, tree } from './helpers.ts';
+import { sharedPath } from '../helpers/shared.ts';
 
 afterAll(removeScratch);
 
@@ -187,5 +188,29 @@ describe('absolutize batch', () => {
     }
     const env = await runAsync(['batch', manifest, '-o', join(root, 'o')], { env: { SLURM_ARRAY_TASK_ID: '1', SLURM_ARRAY_TASK_COUNT: '2' } });
     expect(statusLines(env.stdout).map((l) => [l.input, l.shard])).toEqual([['in/d1/f1.css', '1/2']]);
+  });
+});
+
+describe('absolutize batch over crawl files', () => {
+  it('WARC and ARC inputs (by extension, and by first bytes with none): records counted, and the same bytes from two shardings', async () => {
+    const root = scratchDir('abs-batch-warc-');
+    const pywb = sharedPath('corpus/warc/pywb');
+    copyFileSync(join(pywb, 'example.warc.gz'), join(root, 'a.warc.gz'));
+    copyFileSync(join(pywb, 'example.arc'), join(root, 'b.arc'));
+    copyFileSync(join(pywb, 'example.warc.gz'), join(root, 'crawl-no-extension'));
+    const manifest = join(root, 'm.txt');
+    writeFileSync(manifest, 'a.warc.gz\nb.arc\ncrawl-no-extension\n');
+    const one = await runAsync(['batch', manifest, '-o', join(root, 'one'), '--links']);
+    expect(one.status, one.stderr).toBe(0);
+    const lines = statusLines(one.stdout);
+    expect(lines.map((l) => l.status)).toEqual(['done', 'done', 'done']);
+    for (const l of lines) expect(l.records, l.input).toBeGreaterThan(1);
+    // The same input, the same bytes: record ids and the warcinfo date come from the input, not chance or clock.
+    const shards = await Promise.all([0, 1].map((i) => runAsync(['batch', manifest, '-o', join(root, 'two'), '--links', '--shard', `${i}/2`])));
+    for (const r of shards) expect(r.status).toBe(0);
+    expect(tree(join(root, 'two'))).toEqual(tree(join(root, 'one')));
+    const out = readFileSync(join(root, 'one', 'crawl-no-extension'));
+    expect(out.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip in, gzip out: read as WARC, not HTML
+    expect(readFileSync(join(root, 'one', 'crawl-no-extension.links.jsonl'), 'utf8')).toContain('"kind":"record"');
   });
 });

@@ -76,6 +76,12 @@ const HTML_PAGES: ReadonlyArray<{ file: string; covers: string }> = [
   },
   { file: 'frameset.html', covers: '§2 frame src/longdesc under a base, noframes' },
   {
+    file: 'foreign-content.html',
+    covers:
+      'issue 11: <svg> closed by </a>, </p>, </div>, a table cell; ignored integration-point end tag; breakout start tag in nested <svg>; ' +
+      'mglyph in a MathML text integration point; annotation-xml encoding=text/html; then script, style, xmp, textarea, title text and later URLs',
+  },
+  {
     file: 'srcdoc.html',
     covers: '§1 iframe srcdoc: parent base applies inside, nested srcdoc (double escaping), srcdoc with its own base, srcdoc+src',
   },

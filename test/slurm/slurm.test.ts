@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_REWRITERS } from '../../src/batch/rewriters.ts';
 import { CLI, PROJECT_DIR } from '../helpers/cli.ts';
+import { sharedPath } from '../helpers/shared.ts';
 import { removeScratch, runAsync, scratchDir, statusLines, temporaryFiles, tree } from '../batch/helpers.ts';
 import { cannotStart, startCluster } from './cluster.ts';
 import type { Cluster } from './cluster.ts';
@@ -22,7 +23,7 @@ import type { Cluster } from './cluster.ts';
 const reason = cannotStart();
 if (reason !== null) process.stdout.write(`test/slurm: skipped: ${reason}\n`);
 
-const CORPUS = join(PROJECT_DIR, '..', '..', 'shared', 'corpus');
+const CORPUS = sharedPath('corpus');
 const corpus = (dir: string, pattern: RegExp, n: number): string[] =>
   readdirSync(join(CORPUS, dir), { recursive: true, encoding: 'utf8' })
     .filter((f) => pattern.test(f))

@@ -1,0 +1,178 @@
+/**
+ * WARC benchmark (issue 12), run by bench.ts (`warcBench`) or alone:
+ *   node bench/warc.ts                  generate (once) and compare, printing the lines bench.ts prints
+ *   node bench/warc.ts generate         write bench/out/bench.warc.gz (deterministic, >= 45 MB)
+ *   node bench/warc.ts ours FILE        rewrite FILE end to end (file → rewriter → file); prints a Run
+ *   node bench/warc.ts warcio FILE      read FILE with warcio.js (every record, its content read); prints a Run
+ *   node bench/warc.ts stream MB FILE   FILE again and again (MB of input) through the rewriter into nothing
+ *
+ * The generated WARC is a crawl of the 258 real pages of htmlparser-benchmark, pass after pass under other
+ * hosts: for each page a `request`, its `response` (a third of them gzip-encoded, a fifth stored de-chunked
+ * under `Transfer-Encoding: chunked`), `BENCH_WARC_IMAGES` image responses (default 2, 4–40 KB of incompressible
+ * bytes each, as a crawl's images are), a stylesheet every tenth page, and from the second pass on a `revisit`
+ * of the page as well: one gzip member per record.
+ */
+import { execFileSync } from 'node:child_process';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outDir = `${here}out/`;
+const images = Number(process.env['BENCH_WARC_IMAGES'] ?? 2);
+export const BENCH_WARC = `${outDir}bench-${images}.warc.gz`;
+const TARGET_BYTES = 45 * 1_000_000;
+
+interface Run {
+  bytes: number;
+  seconds: number;
+  maxRssKiB: number;
+  records?: number;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function record(type: string, uri: string, date: string, id: number, block: Buffer, extra: string[] = []): Buffer {
+  const contentType = type === 'request' ? 'application/http; msgtype=request' : 'application/http; msgtype=response';
+  const head = ['WARC/1.0', `WARC-Type: ${type}`, `WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-${String(id).padStart(12, '0')}>`, `WARC-Date: ${date}`, `WARC-Target-URI: ${uri}`, `Content-Type: ${contentType}`, ...extra, `Content-Length: ${block.length}`, '', ''].join('\r\n');
+  return gzipSync(Buffer.concat([Buffer.from(head), block, Buffer.from('\r\n\r\n')]));
+}
+
+function http(status: string, headers: string[], body: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([`HTTP/1.1 ${status}`, ...headers, '', ''].join('\r\n')), body]);
+}
+
+export function generate(): string {
+  if (existsSync(BENCH_WARC)) return BENCH_WARC;
+  mkdirSync(outDir, { recursive: true });
+  const pagesDir = `${root}node_modules/htmlparser-benchmark/files/`;
+  const pages = readdirSync(pagesDir).sort().map((f) => ({ name: f.replace(/\.html$/, ''), bytes: readFileSync(pagesDir + f) }));
+  const random = mulberry32(45);
+  const parts: Buffer[] = [];
+  let size = 0;
+  let id = 0;
+  const push = (b: Buffer): void => {
+    parts.push(b);
+    size += b.length;
+  };
+  const css = Buffer.from('body{background:url(../img/bg.png)}\n@import "print.css";\n.logo{background-image:url("/static/logo.svg")}\n'.repeat(20));
+  for (let pass = 0; size < TARGET_BYTES; pass++) {
+    pages.forEach((page, i) => {
+      if (size >= TARGET_BYTES) return;
+      const host = `https://site${pass}-${i % 20}.example`;
+      const uri = `${host}/section/${page.name.slice(0, 12)}/index.html`;
+      const date = `2024-0${1 + (pass % 9)}-${String(1 + (i % 28)).padStart(2, '0')}T10:00:00Z`;
+      push(record('request', uri, date, ++id, Buffer.from(`GET /section/${page.name.slice(0, 12)}/index.html HTTP/1.1\r\nHost: ${host.slice(8)}\r\nUser-Agent: bench\r\n\r\n`)));
+      const gz = i % 3 === 0;
+      const body = gz ? gzipSync(page.bytes) : page.bytes;
+      const headers = ['Content-Type: text/html; charset=utf-8', ...(gz ? ['Content-Encoding: gzip'] : []), ...(i % 5 === 0 ? ['Transfer-Encoding: chunked'] : [`Content-Length: ${body.length}`])];
+      push(record('response', uri, date, ++id, http('200 OK', headers, body), ['WARC-IP-Address: 192.0.2.1']));
+      if (pass > 0) push(record('revisit', uri, date.replace('T10', 'T11'), ++id, http('200 OK', ['Content-Type: text/html'], Buffer.alloc(0)), [`WARC-Refers-To-Target-URI: ${uri}`, `WARC-Refers-To-Date: ${date}`, 'WARC-Profile: http://netpreserve.org/warc/1.0/revisit/identical-payload-digest']));
+      for (let k = 0; k < images; k++) {
+        const img = Buffer.alloc(4096 + 4 * Math.floor(random() * 9 * 1024));
+        for (let b = 0; b < img.length; b += 4) img.writeUInt32LE(Math.floor(random() * 0x100000000), b);
+        push(record('response', `${host}/img/${i}-${k}.jpg`, date, ++id, http('200 OK', ['Content-Type: image/jpeg', `Content-Length: ${img.length}`], img)));
+      }
+      if (i % 10 === 0) push(record('response', `${host}/css/site.css`, date, ++id, http('200 OK', ['Content-Type: text/css'], css)));
+    });
+  }
+  writeFileSync(BENCH_WARC, Buffer.concat(parts));
+  return BENCH_WARC;
+}
+
+async function ours(file: string): Promise<Run> {
+  const { createWarcRewriter } = await import('../dist/warc/rewriter.js');
+  // As the CLI runs it: one worker thread a core.
+  const rewriter = createWarcRewriter({ threads: Number(process.env["BENCH_WARC_THREADS"] ?? Math.max(0, availableParallelism() - 1)) });
+  const t0 = performance.now();
+  await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), rewriter, createWriteStream(`${file}.out`));
+  const summary = await rewriter.summary;
+  return { bytes: statSync(file).size, seconds: (performance.now() - t0) / 1000, maxRssKiB: process.resourceUsage().maxRSS, records: summary.records };
+}
+
+async function warcio(file: string): Promise<Run> {
+  const { WARCParser } = await import('warcio');
+  const t0 = performance.now();
+  let records = 0;
+  for await (const record of new WARCParser(createReadStream(file, { highWaterMark: 1 << 20 }))) {
+    for await (const _chunk of record) {
+      // read, nothing else
+    }
+    records++;
+  }
+  return { bytes: statSync(file).size, seconds: (performance.now() - t0) / 1000, maxRssKiB: process.resourceUsage().maxRSS, records };
+}
+
+/** MB of input: `file` again and again, through the rewriter into nothing. */
+async function stream(mb: number, file: string): Promise<Run> {
+  const { createWarcRewriter } = await import('../dist/warc/rewriter.js');
+  const total = mb * 1_000_000;
+  async function* source(): AsyncGenerator<Buffer> {
+    let produced = 0;
+    while (produced < total) {
+      for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
+        produced += (chunk as Buffer).length;
+        yield chunk as Buffer;
+      }
+    }
+  }
+  const rewriter = createWarcRewriter({ threads: Number(process.env["BENCH_WARC_THREADS"] ?? Math.max(0, availableParallelism() - 1)) });
+  const t0 = performance.now();
+  await pipeline(Readable.from(source()), rewriter, new Writable({ write: (_c, _e, cb) => cb() }));
+  const summary = await rewriter.summary;
+  return { bytes: summary.bytesIn, seconds: (performance.now() - t0) / 1000, maxRssKiB: process.resourceUsage().maxRSS, records: summary.records };
+}
+
+function child(args: string[]): Run {
+  return JSON.parse(execFileSync(process.execPath, ['--max-semi-space-size=4', `${here}warc.ts`, ...args], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 })) as Run;
+}
+
+/** The comparison bench.ts prints: rounds alternating, each engine in a process of its own. */
+export function warcBench(say: (line: string) => void, repeat: number): void {
+  const file = generate();
+  const rounds: Array<{ ours: Run; warcio: Run }> = [];
+  for (let r = 0; r < repeat; r++) rounds.push({ ours: child(['ours', file]), warcio: child(['warcio', file]) });
+  const ratios = rounds.map((r) => r.warcio.seconds / r.ours.seconds).sort((a, b) => a - b);
+  const best = (k: 'ours' | 'warcio'): Run => rounds.map((r) => r[k]).sort((a, b) => a.seconds - b.seconds)[0]!;
+  const mbps = (r: Run): string => (r.bytes / 1e6 / r.seconds).toFixed(1).padStart(6);
+  const o = best('ours');
+  const w = best('warcio');
+  say(`\nWARC (generated ${(o.bytes / 1e6).toFixed(1)} MB .warc.gz, ${o.records} records, ${images} image responses a page; best of ${repeat})`);
+  say(`  absolutize, rewritten end to end ${mbps(o)} MB/s   peak RSS ${(Math.max(...rounds.map((r) => r.ours.maxRssKiB)) / 1024).toFixed(0)} MiB`);
+  say(`  warcio.js, merely reading        ${mbps(w)} MB/s   peak RSS ${(Math.max(...rounds.map((r) => r.warcio.maxRssKiB)) / 1024).toFixed(0)} MiB (${w.records} records)`);
+  say(`  ratio absolutize / warcio.js reading (median of ${repeat} paired rounds): ${ratios[Math.floor(ratios.length / 2)]!.toFixed(2)}x`);
+  const streamMb = Number(process.env['BENCH_WARC_STREAM_MB'] ?? 512);
+  if (streamMb > 0) {
+    const s = child(['stream', String(streamMb), file]);
+    say(`  streaming ${streamMb} MB of WARC.gz (the file again and again): ${mbps(s).trim()} MB/s, ${s.records} records, peak RSS ${(s.maxRssKiB / 1024).toFixed(0)} MiB`);
+  }
+}
+
+const [mode, ...args] = process.argv.slice(2);
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (mode === 'generate') process.stdout.write(`${generate()}\n`);
+  else if (mode === 'ours') process.stdout.write(`${JSON.stringify(await ours(args[0]!))}\n`);
+  else if (mode === 'warcio') process.stdout.write(`${JSON.stringify(await warcio(args[0]!))}\n`);
+  else if (mode === 'stream') process.stdout.write(`${JSON.stringify(await stream(Number(args[0]), args[1]!))}\n`);
+  else {
+    const lines: string[] = [];
+    warcBench((l) => {
+      lines.push(l);
+      process.stdout.write(`${l}\n`);
+    }, Number(process.env['BENCH_REPEAT'] ?? 3));
+    writeFileSync(`${outDir}warc-latest.txt`, `${lines.join('\n')}\n`);
+  }
+}

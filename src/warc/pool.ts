@@ -1,0 +1,64 @@
+/**
+ * Worker threads for the WARC rewriter: records are independent, so their rewriting (the HTML or CSS rewriter,
+ * digests, gzip) runs on every core while the reader walks the input; results are taken in input order.
+ * The worker script is the built one (dist/warc/rewrite-worker.js): Node cannot run this project's TypeScript
+ * sources directly.
+ */
+import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { AbsError } from '../errors.ts';
+import type { AbsErrorCode } from '../errors.ts';
+import type { JobResult, RewriteJob } from './record-job.ts';
+
+export class RewritePool {
+  private readonly workers: Worker[] = [];
+  private readonly waiting = new Map<number, { resolve: (r: JobResult) => void; reject: (e: unknown) => void }>();
+  private seq = 0;
+  private next = 0;
+
+  private readonly size: number;
+
+  constructor(size: number) {
+    this.size = size;
+  }
+
+  /** The threads start with the first job: a file with nothing to rewrite starts none. */
+  private start(): void {
+    const script = workerScript();
+    for (let i = 0; i < this.size; i++) {
+      const w = new Worker(script);
+      w.on('message', (m: { seq: number; result?: JobResult; error?: { message: string; code?: string } }) => {
+        const entry = this.waiting.get(m.seq);
+        if (entry === undefined) return;
+        this.waiting.delete(m.seq);
+        if (m.error !== undefined) entry.reject(m.error.code?.startsWith('ABS_ERR') === true ? new AbsError(m.error.message, m.error.code as AbsErrorCode) : new Error(m.error.message));
+        else entry.resolve(m.result!);
+      });
+      w.on('error', (err) => {
+        for (const e of this.waiting.values()) e.reject(err);
+        this.waiting.clear();
+      });
+      this.workers.push(w);
+    }
+  }
+
+  run(job: RewriteJob): Promise<JobResult> {
+    if (this.workers.length === 0) this.start();
+    const seq = this.seq++;
+    const worker = this.workers[this.next++ % this.workers.length]!;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(seq, { resolve, reject });
+      worker.postMessage({ seq, job });
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+function workerScript(): URL {
+  const built = new URL(import.meta.url.endsWith('.ts') ? '../../dist/warc/rewrite-worker.js' : './rewrite-worker.js', import.meta.url);
+  if (!existsSync(built)) throw new AbsError('the WARC worker threads need the built package (npm run build)', 'ABS_ERR_USAGE');
+  return built;
+}

@@ -1,0 +1,254 @@
+/**
+ * The heavy part of rewriting one WARC response: undo the content coding, rewrite the payload through the HTTP
+ * response routing (`createResponseRewriter`), build the new records and encode them. Plain data in and out, so
+ * that it runs the same inline or in a worker thread (rewrite-worker.ts); nothing here depends on other records.
+ */
+import { Readable } from 'node:stream';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import type { BaseDecision } from '../base/base.ts';
+import type { ReferenceRecord } from '../base/reference-policy.ts';
+import type { HtmlWarning } from '../html/rewriter.ts';
+import { transformWhole } from '../html/stream.ts';
+import { parseContentEncoding } from '../http/content-decoding.ts';
+import { parseContentType } from '../http/content-type.ts';
+import type { RewriteKind } from '../http/content-type.ts';
+import type { FetchedDocument } from '../http/fetch.ts';
+import { createResponseRewriter } from '../http/response-rewriter.ts';
+import type { Limits } from '../limits.ts';
+import { getResolver } from '../uri/index.ts';
+import type { ResolverName } from '../uri/types.ts';
+import { dechunk, headerValues, lastHeader, parseHttpHead } from './http-message.ts';
+import type { HttpHead } from './http-message.ts';
+import { encodeUnit, serializeRecord, sha1Digest, warcDateNow, warcFields } from './writer.ts';
+
+export interface JobOptions {
+  readonly output: 'replace' | 'conversion';
+  readonly resolver: ResolverName;
+  readonly fallback: string | null;
+  readonly honourHttpContentLocation: boolean;
+  readonly exactBase: boolean;
+  readonly absolutizeFragments: boolean;
+  readonly lazyLoad: boolean;
+  readonly limits: Limits | undefined;
+  readonly maxRecordBytes: number;
+}
+
+export interface RewriteJob {
+  readonly block: Uint8Array;
+  readonly protocol: string;
+  readonly fields: ReadonlyArray<readonly [string, string]>;
+  readonly targetUri: string | null;
+  readonly id: string | null;
+  readonly date: string | null;
+  readonly kind: RewriteKind;
+  readonly contentType: string | null;
+  /** Ids for the new record and its metadata record, made by the caller (in input order). */
+  readonly newIds: readonly [string, string];
+  readonly compressed: boolean;
+  readonly options: JobOptions;
+}
+
+export interface Counts {
+  rewritten: number;
+  unchanged: number;
+  unresolvable: number;
+}
+
+export interface JobResult {
+  readonly action: 'rewritten' | 'copied';
+  readonly reason: string;
+  readonly warnings: Array<{ code: string; message: string; line?: number | undefined; column?: number | undefined }>;
+  readonly references: Array<{ reference: ReferenceRecord; part: string | null }>;
+  readonly counts: Counts;
+  /** The record in the original's place (encoded as the unit was), or null: the original's bytes. */
+  readonly replacement: Uint8Array | null;
+  /** Records written after it (encoded). */
+  readonly after: Uint8Array[];
+  readonly newRecordId: string | null;
+  /** `Target-URI digest` keys of the original payload, for revisits. */
+  readonly digestKeys: string[];
+}
+
+const FRAMING_HEADERS = new Set(['transfer-encoding', 'content-encoding', 'content-length']);
+
+function field(fields: ReadonlyArray<readonly [string, string]>, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [n, v] of fields) if (n.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
+  const block = Buffer.from(job.block.buffer, job.block.byteOffset, job.block.byteLength);
+  const head = parseHttpHead(block)!;
+  const { targetUri, id, date, options } = job;
+  const warnings: JobResult['warnings'] = [];
+  const copied = (reason: string, counts: Counts = { rewritten: 0, unchanged: 0, unresolvable: 0 }, references: JobResult['references'] = []): JobResult => ({
+    action: 'copied',
+    reason,
+    warnings,
+    references,
+    counts,
+    replacement: null,
+    after: [],
+    newRecordId: null,
+    digestKeys: [],
+  });
+
+  // The payload: de-chunked only if it parses as chunked, then content codings undone.
+  let body = block.subarray(head.length);
+  const notes: string[] = [];
+  if (headerValues(head, 'Transfer-Encoding').some((v) => /chunked/i.test(v))) {
+    const plain = dechunk(body);
+    if (plain === null) notes.push('Transfer-Encoding: chunked, stored de-chunked');
+    else {
+      body = plain;
+      notes.push('de-chunked');
+    }
+  }
+  let decoded: Buffer;
+  try {
+    const codings = parseContentEncoding(lastHeader(head, 'Content-Encoding'));
+    decoded = codings.length === 0 ? body : decode(body, codings, options.maxRecordBytes);
+    if (codings.length > 0) notes.push(`${codings.join(', ')} decoded`);
+  } catch (err) {
+    warnings.push({ code: 'warc-record-not-rewritten', message: `${targetUri ?? '(no Target-URI)'}: ${(err as Error).message}: the record is copied` });
+    return copied(`Content-Encoding cannot be decoded (${(err as Error).message}): copied`);
+  }
+
+  const references: JobResult['references'] = [];
+  let base: BaseDecision | null = null;
+  const document: FetchedDocument = {
+    url: targetUri ?? '',
+    requestedUrl: targetUri ?? '',
+    chain: [],
+    retrieval: { url: targetUri ?? '' },
+    status: head.status,
+    statusText: head.statusText,
+    headers: Object.fromEntries(head.fields.map(([n, v]) => [n.toLowerCase(), v])),
+    contentType: parseContentType(job.contentType),
+    contentCodings: [],
+    body: Readable.from([]),
+  };
+  const rewriter = createResponseRewriter(document, {
+    resolver: getResolver(options.resolver),
+    exactBase: options.exactBase,
+    absolutizeFragments: options.absolutizeFragments,
+    lazyLoad: options.lazyLoad,
+    limits: options.limits,
+    fallback: options.fallback,
+    honourHttpContentLocation: options.honourHttpContentLocation,
+    // MIME rewriters pass the part's section path as a second argument.
+    onReference: ((r: ReferenceRecord, part?: string) => references.push({ reference: r, part: part ?? null })) as (r: ReferenceRecord) => void,
+    onWarning: (w: HtmlWarning) => warnings.push({ code: w.code, message: `${targetUri ?? ''}: ${w.message}`, line: w.line, column: w.column }),
+    onBase: (d) => {
+      base = d;
+    },
+  });
+  const output = await transformWhole(rewriter.transform!, decoded);
+  const counts: Counts = { rewritten: 0, unchanged: 0, unresolvable: 0 };
+  for (const { reference: r } of references) {
+    if (r.changed) counts.rewritten++;
+    else if (r.resolved === null) counts.unresolvable++;
+    else counts.unchanged++;
+  }
+  if (counts.rewritten === 0) return copied(`nothing to rewrite (${job.kind})`, counts, references);
+
+  const payloadDigest = field(job.fields, 'WARC-Payload-Digest');
+  const digestKeys = [`${targetUri} ${sha1Digest(body).toLowerCase()}`, ...(payloadDigest === undefined ? [] : [`${targetUri} ${payloadDigest.toLowerCase()}`])];
+  const finalBase = base as BaseDecision | null;
+  const [newId, metadataId] = job.newIds;
+  const version = job.protocol.startsWith('WARC/') ? job.protocol : 'WARC/1.0';
+  const what = `${job.kind}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
+  const optional = (name: string, value: string | null): Array<[string, string]> => (value === null ? [] : [[name, value]]);
+  if (options.output === 'conversion') {
+    const digest = sha1Digest(output);
+    const conversion = serializeRecord(version, [
+      ['WARC-Type', 'conversion'],
+      ['WARC-Record-ID', newId],
+      ['WARC-Date', date ?? warcDateNow()],
+      ...optional('WARC-Target-URI', targetUri),
+      ...optional('WARC-Refers-To', id),
+      ['Content-Type', job.contentType ?? 'application/octet-stream'],
+      ['WARC-Block-Digest', digest],
+      ['WARC-Payload-Digest', digest],
+    ], output);
+    return { action: 'rewritten', reason: `conversion record added (${what})`, warnings, references, counts, replacement: null, after: [encodeUnit(conversion, job.compressed)], newRecordId: newId, digestKeys };
+  }
+
+  // replace: the HTTP head as it was, framing headers renamed X-Archive-Orig-*, a new Content-Length.
+  const newBlock = Buffer.concat([rewriteHead(block, head, output.length), output]);
+  const blockDigest = sha1Digest(newBlock);
+  const newPayloadDigest = sha1Digest(output);
+  const fields: Array<[string, string]> = [];
+  let sawBlock = false;
+  let sawPayload = false;
+  for (const [n, v] of job.fields) {
+    const lower = n.toLowerCase();
+    if (lower === 'warc-record-id') fields.push([n, newId]);
+    else if (lower === 'warc-block-digest') {
+      fields.push([n, blockDigest]);
+      sawBlock = true;
+    } else if (lower === 'warc-payload-digest') {
+      fields.push([n, newPayloadDigest]);
+      sawPayload = true;
+    } else fields.push([n, v]);
+  }
+  if (!sawBlock) fields.push(['WARC-Block-Digest', blockDigest]);
+  if (!sawPayload) fields.push(['WARC-Payload-Digest', newPayloadDigest]);
+  const metaBlock = warcFields([
+    ['absolutize-original-record-id', id],
+    ['absolutize-original-block-digest', field(job.fields, 'WARC-Block-Digest') ?? sha1Digest(block)],
+    ['absolutize-original-payload-digest', payloadDigest ?? sha1Digest(body)],
+    ['absolutize-base', finalBase?.url ?? null],
+    ['absolutize-base-source', finalBase?.source ?? null],
+    ['absolutize-references-changed', counts.rewritten],
+    ['absolutize-payload', notes.join('; ') || null],
+  ]);
+  const metadata = serializeRecord(version, [
+    ['WARC-Type', 'metadata'],
+    ['WARC-Record-ID', metadataId],
+    ['WARC-Date', date ?? warcDateNow()],
+    ...optional('WARC-Target-URI', targetUri),
+    ['WARC-Refers-To', newId],
+    ['Content-Type', 'application/warc-fields'],
+    ['WARC-Block-Digest', sha1Digest(metaBlock)],
+  ], metaBlock);
+  return {
+    action: 'rewritten',
+    reason: `replaced (${what})`,
+    warnings,
+    references,
+    counts,
+    replacement: encodeUnit(serializeRecord(version, fields, newBlock), job.compressed),
+    after: [encodeUnit(metadata, job.compressed)],
+    newRecordId: newId,
+    digestKeys,
+  };
+}
+
+/**
+ * The content codings undone (the codings parseContentEncoding accepted), last applied first, bounded by the
+ * record limit. Synchronous: the whole body is here, and zlib's thread pool would only add waits. "deflate" is
+ * a zlib stream or, as some servers send it, raw DEFLATE: the first byte decides, as in content-decoding.ts.
+ */
+function decode(body: Buffer, codings: readonly string[], max: number): Buffer {
+  let out = body;
+  for (const c of [...codings].reverse()) {
+    const options = { maxOutputLength: max };
+    out = c === 'br' ? brotliDecompressSync(out, options) : c === 'deflate' ? ((out[0]! & 0x0f) === 0x08 ? inflateSync(out, options) : inflateRawSync(out, options)) : gunzipSync(out, options);
+  }
+  return out;
+}
+
+/** The head's bytes with Transfer-Encoding, Content-Encoding and Content-Length renamed X-Archive-Orig-*, and a new Content-Length. */
+function rewriteHead(block: Buffer, head: HttpHead, length: number): Buffer {
+  const parts: Buffer[] = [];
+  let copied = 0;
+  for (const line of head.lines) {
+    if (!FRAMING_HEADERS.has(line.name.toLowerCase())) continue;
+    parts.push(block.subarray(copied, line.start), Buffer.from('X-Archive-Orig-'));
+    copied = line.start;
+  }
+  parts.push(block.subarray(copied, head.emptyLine), Buffer.from(`Content-Length: ${length}${head.eol}`), block.subarray(head.emptyLine, head.length));
+  return Buffer.concat(parts);
+}
