@@ -5,7 +5,7 @@
  * §9.6 as printed; every corpus mbox read as many messages as its producer's tests say; and mbox separators,
  * `>From ` escapes and mboxcl2 Content-Length.
  *
- *   npm exec -- vitest run -c test/mime/differential/vitest.config.ts
+ *   npm exec -- vitest run test/mime/differential   (part of npm test)
  *   MIME_DIFF_SWEEP=1 …    more random chunkings, byte by byte up to 64 KiB (minutes)
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
