@@ -12,6 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { warcBench } from './warc.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -113,4 +114,6 @@ if (streamMb > 0) {
 }
 // Batch (issue 13) and the URL list (issue 11): bench/batch.ts.
 await (await import('./batch.ts')).batchBench(say);
+// WARC and ARC (bench/warc.ts): a generated crawl rewritten end to end against warcio.js reading it.
+warcBench(say, repeat);
 writeFileSync(`${outDir}latest.txt`, `${lines.join('\n')}\n`);

@@ -228,7 +228,8 @@ export const BATCH_LIMITS: BatchLimits = Object.freeze({
 export interface WarcLimits {
   /**
    * Bytes of one record as held: its gzip member, and the record inflated (a member is inflated whole; a plain
-   * record's block is read whole). Past it the run fails with a LimitExceededError (ABS_ERR_LIMIT): a record is
+   * record's block is read whole). Past it a record of an uncompressed file is copied through in pieces as it
+   * comes (not rewritten); a gzip member fails the run with a LimitExceededError (ABS_ERR_LIMIT). A record is
    * never cut. Threat: a decompression bomb or a huge capture (a video) held in memory. Cost: up to about four
    * times this for the record being rewritten (raw, inflated, decoded, rewritten).
    * Evidence: HTML pages are typically tens of KiB; Common Crawl truncates payloads at 1 MiB, Heritrix at 100 MiB

@@ -258,7 +258,7 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
 /** Where a retrieved document goes: a file named from its final URL in a directory, a given file, stdout, nowhere. */
 export type RetrievalTarget =
   | { readonly kind: 'directory'; readonly directory: string }
-  | { readonly kind: 'file'; readonly path: string; readonly temp?: string | undefined }
+  | { readonly kind: 'file'; readonly path: string; readonly temp?: string | undefined; readonly beforeCommit?: (() => Promise<void>) | undefined }
   | { readonly kind: 'stdout' }
   | { readonly kind: 'discard' };
 
@@ -398,6 +398,8 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
     return fail(e, document, output !== null ? '; not written' : sink === context.io.stdout ? '; the output above stops there' : '');
   }
   try {
+    // A batch's links file goes first: an output that exists is a finished job (skipped on a re-run).
+    if (statusError === null && target.kind === 'file') await target.beforeCommit?.();
     await output?.commit();
   } catch (err) {
     await output?.abort();
@@ -479,11 +481,13 @@ export function createUrlJobRunner(io: CliIo, batchProgress: Progress, settings:
       return { id: job.id, status: 'skipped', code: null, kind: null, message: null, records: 0, rewritten: 0, bytesIn: 0, bytesOut: 0, ms: 0, warnings: 0, copied: false };
     }
     const linksFile = withLinks && job.links !== null ? createAtomicFile(job.links.path, job.links.temp ?? undefined) : null;
-    const r = await retrieveOne(context, job.input as string, { kind: 'file', path: output, temp: job.outputTemp as string }, linksFile === null ? null : { write: (l) => linksFile.stream.write(l) }, job.id);
-    if (linksFile !== null) {
-      if (r.status === 'done') await linksFile.commit().catch(() => linksFile.abort());
-      else await linksFile.abort();
-    }
+    let linksDone = false;
+    const beforeCommit = linksFile === null ? undefined : async (): Promise<void> => {
+      await linksFile.commit();
+      linksDone = true;
+    };
+    const r = await retrieveOne(context, job.input as string, { kind: 'file', path: output, temp: job.outputTemp as string, beforeCommit }, linksFile === null ? null : { write: (l) => linksFile.stream.write(l) }, job.id);
+    if (linksFile !== null && !linksDone) await linksFile.abort();
     return r;
   };
   return Object.assign(run, { close: () => agent.close().catch(() => {}) });

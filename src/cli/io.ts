@@ -33,6 +33,7 @@ export const FLAG_FOR_OPTION: Readonly<Record<string, string>> = {
   maxDecompressedBytes: '--max-decompressed-size',
   maxConcurrentRequests: '--concurrency',
   maxConnectionsPerOrigin: '--per-host',
+  deadlineMs: '--deadline',
 };
 // "limit maxBodyBytes must be…" → "--max-body-size must be…": the flag is the limit.
 const OPTION_NAME = new RegExp(`(?:\\blimit )?\\b(${Object.keys(FLAG_FOR_OPTION).join('|')})\\b`, 'g');

@@ -79,6 +79,7 @@ describe('messages name flags, not library options', () => {
     expect(inFlags('limit maxBodyBytes exceeded: 10 bytes')).toBe('--max-body-size exceeded: 10 bytes');
     expect(inFlags('limit maxBodyBytes must be a positive integer, not 0')).toBe('--max-body-size must be a positive integer, not 0');
     expect(inFlags('no response headers within 5 ms (headersTimeoutMs)')).toBe('no response headers within 5 ms (--headers-timeout)');
+    expect(inFlags('no complete document within 300 ms (deadlineMs)')).toBe('no complete document within 300 ms (--deadline)');
     expect(inFlags('a line longer than maxMimeLineBytes (998)')).toBe('a line longer than maxMimeLineBytes (998)');
     expect(inFlags('http://h/exactBaseline')).toBe('http://h/exactBaseline');
   });

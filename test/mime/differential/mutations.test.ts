@@ -7,7 +7,7 @@
  * byte and in seeded random chunks, under a watchdog, and with a warning for every injected defect.
  * Harness: test/mime/differential/harness.ts; oracle: scripts/mime-oracle.py; allowed differences: deliberate.ts.
  *
- *   npm exec -- vitest run -c test/mime/differential/vitest.config.ts
+ *   npm exec -- vitest run test/mime/differential   (part of npm test)
  *   MIME_DIFF_SWEEP=1 …    a bigger sweep: more random chunkings and several mutator seeds (minutes)
  *   CHUNK_SEED=n …         reproduce a chunking
  *   MIME_DIFF_DUMP=dir …   also write every generated message to dir/<class>__<variant>.eml, to read by hand
