@@ -12,6 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { warcBench } from './warc.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -98,15 +99,8 @@ for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], [
   if (both.peerRatio !== undefined) say(`  ratio absolutize / lxml (median of the same ${repeat} rounds, lxml a pass in its own process): ${both.peerRatio.toFixed(2)}x`);
 }
 
-// MIME and mbox: the real messages of ../shared/corpus/mail as .eml (each through the MIME rewriter), and
-// the same messages as one mbox, with a fallback base so that their HTML and CSS parts are rewritten.
-{
-  const mime = node([`${here}mime-engine.ts`, String(repeat)]);
-  say(`\nMIME (../shared/corpus/mail, ${mime.messages} messages): ${(mime.bytes / 1e6).toFixed(1)} MB`);
-  say(`  absolutize --type mime ${mbps(mime).toFixed(1).padStart(7)} MB/s   peak RSS ${(mime.maxRssKiB / 1024).toFixed(0)} MiB`);
-  const mbox = node(['--max-semi-space-size=4', `${here}mbox-memory.ts`, String(Math.max(16, Math.min(streamMb, 256)))]);
-  say(`  absolutize --type mbox ${mbps(mbox).toFixed(1).padStart(7)} MB/s   peak RSS ${(mbox.maxRssKiB / 1024).toFixed(0)} MiB (${mbox.messages} messages, generated mbox of ${(mbox.bytes / 1e6).toFixed(0)} MB)`);
-}
+// MIME and mbox next to Python's email (issue 10): bench/mime.ts.
+await (await import('./mime.ts')).mimeBench(say, repeat);
 
 if (streamMb > 0) {
   // With the CLI's V8 flag (src/cli/main.ts), then with Node's defaults (what a library user gets).
@@ -120,4 +114,6 @@ if (streamMb > 0) {
 }
 // Batch (issue 13) and the URL list (issue 11): bench/batch.ts.
 await (await import('./batch.ts')).batchBench(say);
+// WARC and ARC (bench/warc.ts): a generated crawl rewritten end to end against warcio.js reading it.
+warcBench(say, repeat);
 writeFileSync(`${outDir}latest.txt`, `${lines.join('\n')}\n`);

@@ -24,8 +24,10 @@ first; the test resolves it against the retrieval URL). A multipart's preamble a
 """
 import email
 import email.policy
+import binascii
 import hashlib
 import json
+import re
 import sys
 
 KINDS = {'text/html': 'html', 'application/xhtml+xml': 'html', 'text/css': 'css'}
@@ -154,6 +156,10 @@ def _decode_payload(m, item):
     item['charset'] = m.get_content_charset()
     try:
         body = m.get_payload(decode=True)
+        if item['cte'] == 'quoted-printable':
+            raw = m.get_payload(decode=False)
+            if isinstance(raw, str) and re.search(r'\r(?!\n)', raw):
+                body = qp_decode_lines(latin1(raw).encode('latin-1'))
     except Exception as exc:
         item['payloadError'] = f'{type(exc).__name__}: {exc}'
         body = None
@@ -165,6 +171,20 @@ def _decode_payload(m, item):
         item['size'] = len(body)
     else:
         item['text'] = body.decode('latin-1')
+
+
+def qp_decode_lines(raw):
+    """Quoted-printable, line by line, for bodies with bare-CR line endings. Deliberately not Python's: its
+    binascii.a2b_qp takes "=" + CR as a soft line break and then skips to the next LF, so with bare-CR line
+    endings it drops the rest of the part. Here every CR, LF or CRLF ends a line (RFC 2045 §6.7 rule 5)."""
+    out = []
+    for content, eol in re.findall(rb'([^\r\n]*)(\r\n|\r|\n|$)', raw):
+        stripped = content.rstrip(b' \t')
+        if stripped.endswith(b'='):
+            out.append(binascii.a2b_qp(stripped[:-1]))
+        else:
+            out.append(binascii.a2b_qp(content) + eol)
+    return b''.join(out)
 
 
 def main(argv):

@@ -118,7 +118,19 @@ export type WarningCode =
   // WARC and ARC (src/warc)
   | 'warc-gap'
   | 'warc-multi-record-member'
-  | 'warc-record-not-rewritten';
+  | 'warc-record-not-rewritten'
+  // MIME structure defects (src/mime/scanner.ts; Python's email defect named in docs/errors.md)
+  | 'mime-missing-header-separator'
+  | 'mime-missing-close-delimiter'
+  | 'mime-missing-start-delimiter'
+  | 'mime-no-boundary'
+  | 'mime-header-continuation'
+  | 'mime-invalid-content-type'
+  | 'mime-encoded-message'
+  | 'mime-malformed-boundary'
+  | 'mime-base64-padding'
+  | 'mime-unknown-charset'
+  | 'mbox-content-length';
 
 export interface Warning {
   readonly code: WarningCode;

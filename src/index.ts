@@ -22,6 +22,7 @@ export { DEFAULT_HTTP_LIMITS, resolveHttpLimits } from './limits.ts';
 export type { HttpLimits } from './limits.ts';
 export { absolutizeUrl, createFetchAgent, createResponseRewriter, fetchDocument, httpStatusError, parseContentType, redactUrl, rewriteKindFor } from './http/index.ts';
 export type { AbsolutizeUrlOptions, ContentTypeInfo, FetchAgentOptions, FetchedDocument, FetchOptions, ResponseRewriteOptions, ResponseRewriter, RewriteKind, UrlResult } from './http/index.ts';
+export type { EncodingDecision, EncodingSource } from './encoding/index.ts';
 export { escapeControls } from './http/index.ts'; // issue 11: server text made safe to print
 // WARC and ARC (src/warc): record-by-record rewriting of crawl files, and the link report's keys.
 export { createWarcRewriter, rewriteWarcChunks, rewriteWarcStream } from './warc/rewriter.ts';

@@ -41,30 +41,45 @@ export interface Limits {
    */
   readonly maxSrcdocDepth: number;
   /**
-   * Bytes of one MIME body part held to be decoded and rewritten (`text/html`, `text/css` parts of mail, MHTML
-   * and mbox). A larger part passes through unchanged (`mime-part-too-large`).
-   * @default 67108864 (64 MiB)
+   * Bytes of one MIME body part (`text/html`, `text/css` parts of mail, MHTML and mbox) held whole to be
+   * decoded, rewritten and encoded again. A larger part is rewritten in pieces as it comes (quoted-printable,
+   * 7bit, 8bit, binary: `src/mime/streamed-part.ts`), or, in base64, passes through unchanged
+   * (`mime-part-too-large`). Cost: a held part takes several times its size while it is rewritten.
+   * @default 1048576 (1 MiB)
    */
   readonly maxMimePartBytes: number;
   /**
-   * Bytes of one MIME header block (mailsplit's maxHeadSize). Past it the rest of the message (from the part
-   * being held, or the header block being read) passes through unchanged (`mime-structure-error`).
+   * Bytes of one MIME header block. Past it the rest of the message, from that header block on, passes through
+   * unchanged (`mime-structure-error`); in an mbox, the next message is read as usual.
    * @default 1048576 (1 MiB)
    */
   readonly maxMimeHeaderBytes: number;
   /**
-   * Nesting depth of multiparts and encapsulated messages. Parts deeper than that pass through unchanged
-   * (`mime-depth-limit`).
+   * Nesting depth of multiparts and encapsulated messages whose parts are rewritten. Parts deeper than that are
+   * still read (and reported) but pass through unchanged (`mime-depth-limit`).
    * @default 32
    */
   readonly maxMimeDepth: number;
   /**
-   * Bytes of one line of a MIME message held until its line feed: mailsplit 5.4.6 loses bytes when a chunk
-   * ends inside a line, so it is fed whole lines only. Past it the rest of the message passes through
-   * unchanged (`mime-structure-error`).
+   * Nesting depth to which the MIME structure is read at all. A multipart or message this deep is one opaque
+   * part (`mime-depth-limit`): no delimiter inside it is looked for. Threat: every line that begins with "--" is
+   * compared with the boundary of every enclosing multipart, so nesting costs time per line.
+   * @default 256
+   */
+  readonly maxMimeStructureDepth: number;
+  /**
+   * Bytes of one line held until its end to tell what it is: a line that begins like a boundary delimiter
+   * (`--boundary` then transport padding) or, in an mbox, a line that begins with "From ". Past it, the line is
+   * taken for text (not a delimiter, not a From_ line). Body lines are never held.
    * @default 16777216 (16 MiB)
    */
   readonly maxMimeLineBytes: number;
+  /**
+   * Bytes of an mbox message held to check its `Content-Length` (mboxcl2): from a line inside the length that
+   * would otherwise start a message, to the end of the length. Past it the length is ignored (`mbox-content-length`).
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxMboxContentLengthBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -73,10 +88,12 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxTokenBytes: 1 << 24,
   maxOpenElements: 1 << 16,
   maxSrcdocDepth: 8,
-  maxMimePartBytes: 1 << 26,
+  maxMimePartBytes: 1 << 20,
   maxMimeHeaderBytes: 1 << 20,
   maxMimeDepth: 32,
+  maxMimeStructureDepth: 256,
   maxMimeLineBytes: 1 << 24,
+  maxMboxContentLengthBytes: 1 << 26,
 });
 
 /** Merges user limits over the defaults, validating each: a positive safe integer. */
@@ -211,7 +228,8 @@ export const BATCH_LIMITS: BatchLimits = Object.freeze({
 export interface WarcLimits {
   /**
    * Bytes of one record as held: its gzip member, and the record inflated (a member is inflated whole; a plain
-   * record's block is read whole). Past it the run fails with a LimitExceededError (ABS_ERR_LIMIT): a record is
+   * record's block is read whole). Past it a record of an uncompressed file is copied through in pieces as it
+   * comes (not rewritten); a gzip member fails the run with a LimitExceededError (ABS_ERR_LIMIT). A record is
    * never cut. Threat: a decompression bomb or a huge capture (a video) held in memory. Cost: up to about four
    * times this for the record being rewritten (raw, inflated, decoded, rewritten).
    * Evidence: HTML pages are typically tens of KiB; Common Crawl truncates payloads at 1 MiB, Heritrix at 100 MiB

@@ -203,14 +203,15 @@ function absoluteLayerValue(value: string, below: BaseDecision, resolver: Resolv
  * RFC 2047 encoded-words must be decoded by the caller that reads the MIME header (RFC 2557 §4.4.1).
  */
 export function headerUrlValue(raw: string): string {
-  let value = raw.replace(/\r?\n(?=[ \t])/g, '').trim();
+  // Only ASCII whitespace (WHATWG): a U+00A0 in a value is a character of the URL, not space around it.
+  let value = stripAsciiWhitespace(raw.replace(/\r?\n(?=[ \t])/g, ''));
   // Leading and trailing comments: "(comment) http://x/ (comment)". A URI cannot begin with "(", and a
   // comment at the end is only taken if whitespace separates it from the URI, since "(" and ")" may occur in a URI.
   for (;;) {
     const before = value;
-    value = value.replace(/^\((?:[^()\\]|\\.)*\)\s*/s, '').replace(/\s+\((?:[^()\\]|\\.)*\)$/s, '').trim();
+    value = stripAsciiWhitespace(value.replace(/^\((?:[^()\\]|\\.)*\)[\t\n\f\r ]*/s, '').replace(/[\t\n\f\r ]+\((?:[^()\\]|\\.)*\)$/s, ''));
     if (value === before) break;
   }
   if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-  return value.replace(/\s+/g, '');
+  return value.replace(/[\t\n\f\r ]+/g, '');
 }

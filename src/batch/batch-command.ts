@@ -15,7 +15,7 @@
  *   manifest is kept as OUTDIR/.absolutize/manifest-SHA256.txt.
  * - Exit (sysexits): 0 all done or skipped, 65 an input failed, 74 an output failed, 75 transient (retry), 64 usage.
  * - Memory: one process holds at most BATCH_LIMITS.window short records and `--jobs` documents being rewritten,
- *   each within the rewriters' named limits (README, "Batch": about 60 MiB + 40 MiB per job).
+ *   each within the rewriters' named limits (README, "Batch": about 170 MiB with one job, 150 MiB more for each further job).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -24,7 +24,6 @@ import { copyFile, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, resolve as resolvePath, sep } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import { AbsError } from '../errors.ts';
 import { outputFileName } from '../http/output-name.ts';
 import { DEFAULT_HTTP_LIMITS } from '../limits.ts';
@@ -34,7 +33,7 @@ import { report } from '../cli/io.ts';
 import { createProgress } from '../cli/progress.ts';
 import { settingsOf } from '../cli/absolutize-command.ts';
 import { createUrlJobRunner, hostKey } from '../cli/fetch-command.ts';
-import { validateEncodingLabel } from '../cli/options.ts';
+import { parseCommandLine, validateEncodingLabel } from '../cli/options.ts';
 import type { FileJob, JobResult } from './job.ts';
 import { inputLines, readLines } from './lines.ts';
 import { createJobPool, parseJobs } from './pool.ts';
@@ -153,11 +152,9 @@ export async function batchCommand(argv: readonly string[], io: CliIo, env: Node
 }
 
 async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
+  const { values, positionals } = parseCommandLine(
+    argv,
+    {
       output: { type: 'string', short: 'o' },
       manifest: { type: 'string' },
       shard: { type: 'string' },
@@ -176,7 +173,7 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
       'lazy-load': { type: 'boolean', default: false },
       'content-location': { type: 'boolean', default: false },
     },
-  });
+  );
   if (values.help) {
     io.stdout.write(BATCH_HELP);
     return EX_OK;

@@ -15,6 +15,7 @@ import { AbsError } from '../errors.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 import { explain } from '../cli/absolutize-command.ts';
 import { createAtomicFile } from '../cli/atomic-file.ts';
+import { explainEncoding } from '../cli/explain-encoding.ts';
 import { isWarcFile } from '../cli/warc-command.ts';
 import type { AtomicFile } from '../cli/atomic-file.ts';
 import { revivePath, showPath } from './paths.ts';
@@ -169,6 +170,7 @@ async function rewrite(
         identity,
         onLinkLine: linkStream === undefined ? undefined : (line) => linkStream.write(`${JSON.stringify(line)}\n`),
         onBase: job.settings.explain ? (d, what) => explain({ stderr } as never, what === null ? job.name : `${job.name} ${what}`, d) : undefined,
+        onEncoding: job.settings.explain ? (e, what) => explainEncoding({ stderr } as never, what === null ? job.name : `${job.name} ${what}`, e, what === null ? '--charset' : "the part's Content-Type charset") : undefined,
       });
     }
     out = createAtomicFile(output, revivePath(job.outputTemp as string | Uint8Array));

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { BaseDecision } from '../base/base.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import { AbsError } from '../errors.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
@@ -89,6 +90,8 @@ export interface RewriteCallbacks {
   readonly onWarning: (w: HtmlWarning, part?: string) => void;
   /** --explain: a base decision, for the document or a part (`what` names the part). */
   readonly onBase?: ((decision: BaseDecision, what: string | null) => void) | undefined;
+  /** --explain: the encoding of the document or of a rewritten part (`what` names the part), and its source. */
+  readonly onEncoding?: ((encoding: EncodingDecision, what: string | null) => void) | undefined;
   /** WARC: the input's name (the `document` of its report lines), and each report line as it is (record, reference, redirect). */
   readonly document?: string | undefined;
   readonly onLinkLine?: ((line: WarcLinkLine) => void) | undefined;
@@ -154,15 +157,16 @@ export function createDocumentRewriter(type: DocumentType, s: RewriteSettings, c
   const documentOptions = { exactBase: s.exactBase, absolutizeFragments: s.fragments, lazyLoad: s.lazyLoad };
   const onBase = c.onBase === undefined ? undefined : (d: BaseDecision): void => c.onBase!(d, null);
   const onReference = c.onReference === undefined ? undefined : (r: ReferenceRecord): void => c.onReference!(r, null);
+  const onEncoding = c.onEncoding === undefined ? undefined : (e: EncodingDecision): void => c.onEncoding!(e, null);
   const explainPart = (p: MimePartInfo, prefix = ''): void => c.onBase!(p.base, `part ${prefix}${p.path} (${p.contentType})`);
   const mimeCommon = { ...common, absolutizeContentLocation: s.contentLocation, ...documentOptions };
   switch (type) {
     case 'html': {
-      const stream = createHtmlRewriter({ ...common, charset: s.charset, ...documentOptions, onWarning: (w) => c.onWarning(w), onReference, onBase });
+      const stream = createHtmlRewriter({ ...common, charset: s.charset, ...documentOptions, onWarning: (w) => c.onWarning(w), onReference, onBase, onEncoding });
       return { stream, stats: () => ({ records: 1, rewritten: stream.stats.rewritten }) };
     }
     case 'css': {
-      const stream = createCssRewriter({ ...common, charset: s.charset, onWarning: (w) => c.onWarning(w), onReference, onBase });
+      const stream = createCssRewriter({ ...common, charset: s.charset, onWarning: (w) => c.onWarning(w), onReference, onBase, onEncoding });
       return { stream, stats: () => ({ records: 1, rewritten: stream.stats.rewritten }) };
     }
     case 'mime': {
@@ -171,6 +175,7 @@ export function createDocumentRewriter(type: DocumentType, s: RewriteSettings, c
         onReference: c.onReference,
         onWarning: c.onWarning,
         onPart: c.onBase === undefined ? undefined : (p) => explainPart(p),
+        onEncoding: c.onEncoding && ((e, part) => c.onEncoding!(e, `part ${part}`)),
       });
       return { stream, stats: () => ({ records: 1, rewritten: stream.stats.rewritten }) };
     }
@@ -180,6 +185,7 @@ export function createDocumentRewriter(type: DocumentType, s: RewriteSettings, c
         onReference: c.onReference && ((r, part, message) => c.onReference!(r, `${message}:${part}`)),
         onWarning: (w, part, message) => c.onWarning(w, `${message}:${part}`),
         onPart: c.onBase === undefined ? undefined : (p, message) => explainPart(p, `${message}:`),
+        onEncoding: c.onEncoding && ((e, part, message) => c.onEncoding!(e, `part ${message}:${part}`)),
       });
       return { stream, stats: () => ({ records: stream.messages, rewritten: stream.stats.rewritten }) };
     }

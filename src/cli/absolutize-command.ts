@@ -7,7 +7,6 @@ import { resolve as resolvePath } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import type { BaseDecision } from '../base/base.ts';
 import { linkLine, warningLine } from '../batch/report-lines.ts';
 import { createDocumentRewriter, parseTypeOption, typeOfName } from '../batch/rewriters.ts';
@@ -15,12 +14,14 @@ import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { AbsError } from '../errors.ts';
 import { getResolver } from '../uri/index.ts';
 import { checkOutputPath, createAtomicFile } from './atomic-file.ts';
+import { explainEncoding } from './explain-encoding.ts';
+import { PrefixKeeper, printHint, typeHint } from './hints.ts';
 import { directoryCommand, isDirectory } from './directory-command.ts';
 import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
 import type { AtomicFile } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
-import { parseResolverName, validateEncodingLabel } from './options.ts';
+import { parseCommandLine, parseResolverName, validateEncodingLabel } from './options.ts';
 import { WARC_HELP, WARC_OPTIONS, isWarcFile, isWarcName, warcCommand, warcPassOn } from './warc-command.ts';
 
 export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
@@ -71,11 +72,9 @@ Examples:
 `;
 
 export async function absolutizeCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
+  const { values, positionals } = parseCommandLine(
+    argv,
+    {
       url: { type: 'string' },
       base: { type: 'string' },
       output: { type: 'string', short: 'o' },
@@ -94,7 +93,8 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
       ...FETCH_OPTIONS,
       ...WARC_OPTIONS,
     },
-  });
+    ['help', 'version'],
+  );
   if (isFetchInvocation(positionals, values)) {
     const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
     return fetchCommand(positionals, values, io, { resolver: getResolver(parseResolverName(values.resolver)), charset });
@@ -166,12 +166,16 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   // `part`: null for HTML and CSS; the MIME section path ("2.1") in a message; "MESSAGE:PATH" in an mbox
   // ("3:2.1" is part 2.1 of the third message).
   let rewriter: Duplex;
+  let rewritten: () => Promise<number>;
   try {
-    rewriter = createDocumentRewriter(type, settingsOf(values, charset), {
+    const documentRewriter = createDocumentRewriter(type, settingsOf(values, charset), {
       onReference: links === null ? undefined : (r, part) => links.write(linkLine(documentName, r, part)),
       onWarning: (w, part) => io.stderr.write(warningLine(documentName, w, part)),
       onBase: values.explain ? (d, what) => explain(io, what === null ? documentName : `${documentName} ${what}`, d) : undefined,
-    }).stream;
+      onEncoding: values.explain ? (e, what) => explainEncoding(io, what === null ? documentName : `${documentName} ${what}`, e, what === null ? '--charset' : "the part's Content-Type charset") : undefined,
+    });
+    rewriter = documentRewriter.stream;
+    rewritten = async () => (await documentRewriter.stats()).rewritten;
   } catch (err) {
     await links?.abort();
     throw err;
@@ -185,6 +189,8 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     sink = output.stream;
   } else sink = io.stdout as Writable;
 
+  // The first bytes, for a hint if the input was taken for HTML by default and is something else (hints.ts).
+  const prefix = new PrefixKeeper();
   // Open the input before anything is created, so that a missing input leaves no output behind.
   let source: Readable;
   try {
@@ -199,7 +205,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   try {
     sink.once('error', () => (sinkFailedFirst ??= true));
     source.once('error', () => (sinkFailedFirst ??= false));
-    await pipeline(source, rewriter, sink, { end: sink !== io.stdout });
+    await pipeline(source, prefix, rewriter, sink, { end: sink !== io.stdout });
   } catch (err) {
     await output?.abort();
     await links?.abort();
@@ -223,6 +229,10 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     await links?.abort();
     report(io, 'error', 'ABS_ERR_OUTPUT', (err as Error).message);
     return EXIT_INPUT;
+  }
+  if (values.type === 'auto' && type === 'html') {
+    const hint = typeHint(documentName, prefix.prefix, await rewritten());
+    if (hint !== null) printHint(io, hint);
   }
   return EXIT_OK;
 }

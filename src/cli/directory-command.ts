@@ -26,6 +26,8 @@ import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { runJobs } from '../batch/run-jobs.ts';
 import { summaryLine } from '../batch/summary.ts';
 import { checkOutputPath, createAtomicFile, temporaryName } from './atomic-file.ts';
+import { copiedMailHint, printHint } from './hints.ts';
+import type { Hint } from './hints.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
@@ -134,15 +136,19 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
         progress.line(`absolutize: warning [not-a-regular-file] ${showPath(item.skipped)}: a symbolic link or special file, not followed or copied\n`);
       } else {
         const type = o.every ?? typeOfName(showPath(item.rel)) ?? 'copy';
+        if (type === 'copy' && mailHint === null) mailHint = await copiedMailHint(item.path, showPath(item.path));
         yield jobOf(item, type, type === 'copy' ? null : fileUrl(item.rel));
       }
     }
   }
+  // hints.ts: the first copied file that is mail (a Maildir given without --type mime), said once after the run.
+  let mailHint: Hint | null = null;
   let failed = 0;
   try {
     const summary = await runJobs(source(), { pool, progress, ordered: { stderr: io.stderr, links: links?.stream ?? null } });
     failed = summary.failed;
     await links?.commit();
+    if (mailHint !== null) printHint(io, mailHint);
     io.stderr.write(summaryLine(summary));
   } catch (err) {
     await links?.abort();

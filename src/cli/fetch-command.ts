@@ -33,8 +33,10 @@ import type { Resolver } from '../uri/types.ts';
 import { explain } from './absolutize-command.ts';
 import { checkOutputPath, createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile } from './atomic-file.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
+import { explainEncoding } from './explain-encoding.ts';
 import { runProgress } from './interrupt.ts';
-import { EXIT_INPUT, EXIT_OK } from './io.ts';
+import { EXIT_INPUT, EXIT_OK, inFlags } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
 import type { Progress } from './progress.ts';
@@ -256,7 +258,7 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
 /** Where a retrieved document goes: a file named from its final URL in a directory, a given file, stdout, nowhere. */
 export type RetrievalTarget =
   | { readonly kind: 'directory'; readonly directory: string }
-  | { readonly kind: 'file'; readonly path: string; readonly temp?: string | undefined }
+  | { readonly kind: 'file'; readonly path: string; readonly temp?: string | undefined; readonly beforeCommit?: (() => Promise<void>) | undefined }
   | { readonly kind: 'stdout' }
   | { readonly kind: 'discard' };
 
@@ -310,7 +312,7 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
     let message = err instanceof Error ? err.message : String(err);
     if (err instanceof LimitExceededError) message = `${where}: ${message}: the document is incomplete${extra}`;
     else if (!message.includes(where) && !(err instanceof FetchError)) message = `${where}: ${message}`;
-    progress.line(`absolutize: error [${code}] ${message}`);
+    progress.line(`absolutize: error [${code}] ${inFlags(message)}`);
     links?.write(`${jsonLine({ document: where, error: code, message, redirects: chainOf(document, err) })}\n`);
     return result({ status: 'failed', code, kind: failureKindOf(err), message });
   };
@@ -344,7 +346,7 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
     onWarning: (w: HtmlWarning) => {
       warnings++;
       const at = w.line !== undefined ? ` (${name}:${w.line}:${w.column ?? 0})` : '';
-      progress.line(`absolutize: warning [${w.code}] ${w.message}${at}`);
+      progress.line(`absolutize: warning [${w.code}] ${inFlags(w.message)}${at}`);
     },
     onReference:
       links === null
@@ -354,6 +356,7 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
             links.write(`${jsonLine({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
           },
     onBase: values.explain === true ? (d: BaseDecision) => explain(context.stderrIo, name, d) : undefined,
+    onEncoding: values.explain === true ? (e: EncodingDecision) => explainEncoding(context.stderrIo, name, e, values.charset === undefined ? "the response's Content-Type charset" : '--charset') : undefined,
   });
   if (rewriter.passthroughReason !== null) {
     if (context.batch && target.kind === 'directory') {
@@ -395,6 +398,8 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
     return fail(e, document, output !== null ? '; not written' : sink === context.io.stdout ? '; the output above stops there' : '');
   }
   try {
+    // A batch's links file goes first: an output that exists is a finished job (skipped on a re-run).
+    if (statusError === null && target.kind === 'file') await target.beforeCommit?.();
     await output?.commit();
   } catch (err) {
     await output?.abort();
@@ -476,11 +481,13 @@ export function createUrlJobRunner(io: CliIo, batchProgress: Progress, settings:
       return { id: job.id, status: 'skipped', code: null, kind: null, message: null, records: 0, rewritten: 0, bytesIn: 0, bytesOut: 0, ms: 0, warnings: 0, copied: false };
     }
     const linksFile = withLinks && job.links !== null ? createAtomicFile(job.links.path, job.links.temp ?? undefined) : null;
-    const r = await retrieveOne(context, job.input as string, { kind: 'file', path: output, temp: job.outputTemp as string }, linksFile === null ? null : { write: (l) => linksFile.stream.write(l) }, job.id);
-    if (linksFile !== null) {
-      if (r.status === 'done') await linksFile.commit().catch(() => linksFile.abort());
-      else await linksFile.abort();
-    }
+    let linksDone = false;
+    const beforeCommit = linksFile === null ? undefined : async (): Promise<void> => {
+      await linksFile.commit();
+      linksDone = true;
+    };
+    const r = await retrieveOne(context, job.input as string, { kind: 'file', path: output, temp: job.outputTemp as string, beforeCommit }, linksFile === null ? null : { write: (l) => linksFile.stream.write(l) }, job.id);
+    if (linksFile !== null && !linksDone) await linksFile.abort();
     return r;
   };
   return Object.assign(run, { close: () => agent.close().catch(() => {}) });

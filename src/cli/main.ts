@@ -3,17 +3,13 @@
 // --max-semi-space-size=4 (MiB): V8's young generation otherwise grows to ~100 MB of RSS while streaming,
 // though the live heap stays near 15 MB; capped, a 1 GiB stream peaked at 104 MiB (README, Performance).
 
-import { readFileSync } from 'node:fs';
+import { LEAST_NODE, nodeIsTooOld } from '../node-version.ts';
 
-// The rest is imported only after this check: undici 8 throws at import time on Node 20, which would greet a
-// user of an old Node with a stack trace instead of this line. The least version is package.json's `engines`
-// (">=22.19.0"), read here so that it is written in one place.
-const engines = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node;
-const least = (/^>=\s*(\d+)\.(\d+)\.(\d+)$/.exec(engines) ?? []).slice(1).map(Number);
-const running = process.versions.node.split('.').map(Number);
-const differs = least.findIndex((n, i) => running[i] !== n); // the first of major, minor, patch that differs
-if (differs !== -1 && running[differs]! < least[differs]!) {
-  process.stderr.write(`absolutize: error [ABS_ERR_UNSUPPORTED_NODE] Node.js ${process.versions.node} is too old: absolutize needs Node.js ${least.join('.')} or later\n`);
+// The rest is imported only after this check: the library itself loads on an older Node (undici, which needs
+// 22.19, is loaded only to retrieve URLs), but the command would then fail on its first URL; one line now is
+// clearer than a run that works for files and not for URLs.
+if (nodeIsTooOld()) {
+  process.stderr.write(`absolutize: error [ABS_ERR_UNSUPPORTED_NODE] Node.js ${process.versions.node} is too old: absolutize needs Node.js ${LEAST_NODE.join('.')} or later\n`);
   process.exit(2);
 }
 

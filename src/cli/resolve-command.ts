@@ -3,13 +3,12 @@
  * Prints one resolved URL per line, in order. An unresolvable reference prints unchanged, with a warning on
  * stderr, and makes the exit code 1.
  */
-import { parseArgs } from 'node:util';
 import { AbsError } from '../errors.ts';
 import { getResolver } from '../uri/index.ts';
 import type { ResolverName } from '../uri/index.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
-import { parseResolverName, validateEncodingLabel } from './options.ts';
+import { parseCommandLine, parseResolverName, validateEncodingLabel } from './options.ts';
 
 export const RESOLVE_HELP = `Usage: absolutize resolve --base BASE [options] REF...
 
@@ -31,17 +30,12 @@ Examples:
 `;
 
 export async function resolveCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      base: { type: 'string' },
-      resolver: { type: 'string', default: 'browser' },
-      encoding: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = parseCommandLine(argv, {
+    base: { type: 'string' },
+    resolver: { type: 'string', default: 'browser' },
+    encoding: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   });
   if (values.help) {
     io.stdout.write(RESOLVE_HELP);

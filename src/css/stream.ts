@@ -16,6 +16,7 @@ import { ReferencePolicy } from '../base/reference-policy.ts';
 import type { ReferenceRecord, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
 import { byteCodec } from '../encoding/byte-codec.ts';
 import { sniffCssEncoding } from '../encoding/index.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
 import { decodeRawText, holdsUndecodable } from '../encoding/raw-text.ts';
 import type { RawCodec } from '../encoding/raw-text.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
@@ -38,6 +39,8 @@ export interface CssStreamOptions {
   readonly onWarning?: ((warning: SiteWarning) => void) | undefined;
   readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
   readonly onBase?: ((decision: BaseDecision) => void) | undefined;
+  /** Called once the encoding is known (BOM, transport charset, `@charset`, environment or UTF-8). */
+  readonly onEncoding?: ((encoding: EncodingDecision) => void) | undefined;
 }
 
 /** Held bytes before a cut is looked for; larger pieces mean fewer tokenizer passes over the same text. */
@@ -99,6 +102,7 @@ export class CssRewriterStream extends Transform {
     const bytes = Buffer.from(this.raw.slice(0, CHARSET_PRESCAN_BYTES), 'latin1');
     const sniffed = sniffCssEncoding(bytes, { transportCharset: this.options.charset, environmentEncoding: this.options.environmentEncoding });
     this.encoding = sniffed.encoding;
+    this.options.onEncoding?.({ name: sniffed.encoding, source: sniffed.source });
     this.codec = byteCodec(sniffed.encoding);
     const o = this.options;
     this.base = establishBase({ fallback: o.fallback, retrieval: o.retrieval, encapsulating: o.encapsulating });

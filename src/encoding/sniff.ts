@@ -12,6 +12,13 @@ export const PRESCAN_BYTES = 1024;
 
 export type EncodingSource = 'bom' | 'transport' | 'meta' | 'default' | 'charset-rule' | 'environment';
 
+/** The encoding a document is read in, and what decided it (for `onEncoding` and `--explain`). */
+export interface EncodingDecision {
+  /** The encoding's WHATWG name. */
+  readonly name: string;
+  readonly source: EncodingSource;
+}
+
 export interface SniffedEncoding {
   /** The encoding's WHATWG name ("UTF-8", "windows-1252", "Shift_JIS", …). */
   readonly encoding: string;

@@ -11,6 +11,7 @@
 import { Duplex, Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import { PRESCAN_BYTES, byteCodec, isAsciiSafeForMarkup, sniffEncoding } from '../encoding/index.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
 import { IDENTITY_CODEC } from '../encoding/raw-text.ts';
 import { HtmlRewriteCore } from './rewriter.ts';
 import type { HtmlRewriteOptions, HtmlRewriteStats, HtmlWarning, ReferenceRecord } from './rewriter.ts';
@@ -25,7 +26,7 @@ export interface HtmlStreamOptions extends Omit<HtmlRewriteOptions, 'encoding'> 
   /** The encoding when nothing else says. @default 'windows-1252' */
   readonly defaultEncoding?: string | undefined;
   /** Called once the encoding is known. */
-  readonly onEncoding?: ((encoding: { name: string; source: string }) => void) | undefined;
+  readonly onEncoding?: ((encoding: EncodingDecision) => void) | undefined;
 }
 
 /**

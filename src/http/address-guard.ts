@@ -10,8 +10,9 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import type { Socket } from 'node:net';
+import { undici } from './undici.ts';
 import { AbsError } from '../errors.ts';
 import { skipInterimContinue } from './interim-responses.ts';
 
@@ -145,8 +146,8 @@ export interface ConnectorOptions {
  */
 export function createConnector(options: ConnectorOptions): buildConnector.connector {
   const connect = options.refusePrivateAddresses
-    ? buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup } as buildConnector.BuildOptions)
-    : buildConnector({ timeout: options.connectTimeoutMs });
+    ? undici().buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup } as buildConnector.BuildOptions)
+    : undici().buildConnector({ timeout: options.connectTimeoutMs });
   return (opts, callback) => {
     // IP literals are connected to without a lookup: check them here.
     if (options.refusePrivateAddresses && isIP(opts.hostname.replace(/^\[|\]$/g, '')) !== 0 && isPrivateAddress(opts.hostname)) {

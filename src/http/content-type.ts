@@ -1,7 +1,7 @@
 /**
  * `Content-Type` of an HTTP response, and the one place that decides which rewriter a response goes to.
  */
-import { parseMIMEType } from 'undici';
+import { undici } from './undici.ts';
 
 export interface ContentTypeInfo {
   /** The header value as received, or null when there was none. */
@@ -17,7 +17,7 @@ export interface ContentTypeInfo {
 /** https://mimesniff.spec.whatwg.org/#parse-a-mime-type (undici's implementation), tolerant of absence. */
 export function parseContentType(value: string | null | undefined): ContentTypeInfo {
   if (value === null || value === undefined) return { raw: null, essence: null, charset: undefined, boundary: undefined };
-  const parsed = parseMIMEType(value);
+  const parsed = undici().parseMIMEType(value);
   if (parsed === 'failure') return { raw: value, essence: null, charset: undefined, boundary: undefined };
   return { raw: value, essence: parsed.essence, charset: parsed.parameters.get('charset'), boundary: parsed.parameters.get('boundary') };
 }

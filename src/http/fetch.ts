@@ -5,8 +5,7 @@
  */
 import { PassThrough, pipeline } from 'node:stream';
 import type { Readable, Transform } from 'node:stream';
-import { Agent } from 'undici';
-import type { Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Retrieval } from '../base/base.ts';
 import { AbsError, FetchError, LimitExceededError } from '../errors.ts';
 import type { RedirectHop } from '../errors.ts';
@@ -18,6 +17,7 @@ import { parseContentType } from './content-type.ts';
 import type { ContentTypeInfo } from './content-type.ts';
 import { basicAuthorization, redactUrl, redactUserinfo, withoutCredentials } from './credentials.ts';
 import { escapeControls } from './printable.ts';
+import { undici } from './undici.ts';
 import { decodeLocation, isFetchableScheme, isRedirectStatus, nextRedirectUrl, requestKey } from './redirect.ts';
 
 export interface FetchAgentOptions {
@@ -30,7 +30,7 @@ export interface FetchAgentOptions {
 /** One undici Agent for many retrievals: per-origin connection limit, connect timeout, address guard. */
 export function createFetchAgent(options: FetchAgentOptions = {}): Agent {
   const limits = resolveHttpLimits(options.httpLimits);
-  return new Agent({
+  return new (undici().Agent)({
     connections: limits.maxConnectionsPerOrigin,
     connect: createConnector({ connectTimeoutMs: limits.connectTimeoutMs, refusePrivateAddresses: options.refusePrivateAddresses === true }),
   });

@@ -3,6 +3,7 @@
  * the `Content-Type` charset as the transport charset, and the response's `Content-Location`/`Content-Base`
  * as HTTP headers (not a base unless `honourHttpContentLocation`, SPEC §2).
  */
+import type { EncodingDecision } from '../encoding/index.ts';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BaseDecision } from '../base/base.ts';
@@ -32,6 +33,8 @@ export interface ResponseRewriteOptions extends RewriteChoices {
   readonly onWarning?: ((warning: HtmlWarning) => void) | undefined;
   readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
   readonly onBase?: ((decision: BaseDecision) => void) | undefined;
+  /** The encoding an HTML or CSS body is read in, and what decided it (for `--explain`). */
+  readonly onEncoding?: ((encoding: EncodingDecision) => void) | undefined;
 }
 
 export interface ResponseRewriter {
@@ -59,6 +62,7 @@ export function createResponseRewriter(document: FetchedDocument, options: Respo
     onWarning: options.onWarning,
     onReference: options.onReference,
     onBase: options.onBase,
+    onEncoding: options.onEncoding,
   };
   switch (kind) {
     case 'html':
@@ -87,7 +91,7 @@ export function createResponseRewriter(document: FetchedDocument, options: Respo
     case 'mime': {
       // message/rfc822 and MHTML files (application/x-mimearchive) are whole messages; a multipart/* body's
       // header is the response's Content-Type. The retrieval URL is the base beneath every part's own layers.
-      const { onBase: _perPart, ...layers } = common; // MIME reports a base per part, not one for the body
+      const { onBase: _perPart, onEncoding: _perPartEncoding, ...layers } = common; // MIME reports a base per part, not one for the body
       const mimeOptions = { ...layers, exactBase: options.exactBase, absolutizeFragments: options.absolutizeFragments, lazyLoad: options.lazyLoad };
       const essence = document.contentType.essence ?? '';
       const transform = essence.startsWith('multipart/') && document.contentType.raw !== null

@@ -1,27 +1,30 @@
 /**
- * MIME messages and MHTML (RFC 2045/2046, RFC 2557) as a stream: mailsplit's Splitter cuts the message into
- * header blocks, framing lines and body lines; this transform rewrites the bodies of `text/html`,
- * `application/xhtml+xml` and `text/css` parts; mailsplit's Joiner writes everything back. Header blocks,
- * boundaries, preamble, epilogue and every other part are the Splitter's own bytes, unchanged.
+ * MIME messages and MHTML (RFC 2045/2046, RFC 2557): what the structure scanner (`scanner.ts`) finds is written
+ * back out as it came — header blocks, delimiter lines, preamble, epilogue and every part not rewritten, as
+ * slices of the input — except the bodies of `text/html`, `application/xhtml+xml` and `text/css` leaves, which
+ * are decoded (transfer encoding; the bytes stay in their charset, which the HTML/CSS rewriter reads),
+ * rewritten, and encoded back with the same transfer encoding. A part in which nothing changed is written from
+ * its original bytes.
  *
  * The base of each part (SPEC §2, RFC 2557 §5): its `<base href>` (HTML), its own Content-Base, then its
  * Content-Location (absolute, or relative resolved against the enclosing base), then the enclosing multipart or
  * message, recursively, then the retrieval URL, then the fallback (`thismessage:/` for RFC 2557 §5(e)).
  *
- * A rewritten part is decoded (transfer encoding; its bytes stay in their charset, which the HTML/CSS rewriter
- * reads), rewritten, and encoded back with the same transfer encoding. A part in which nothing changed is written
- * from its original bytes. Memory: one part at a time, at most `maxMimePartBytes`.
+ * Memory: one rewritten part at a time, at most `maxMimePartBytes` of it.
  */
-import { Writable } from 'node:stream';
-import type { MimeChunk, MimeNode } from 'mailsplit';
 import { establishBase, headerUrlValue } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
+import type { EncodingDecision } from '../encoding/index.ts';
 import { createCssRewriter } from '../css/stream.ts';
-import { absolutizeHtml } from '../html/stream.ts';
+import { absolutizeHtml, createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
+import { resolveLabel } from '../encoding/index.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
+import { decodedUrlHeader, firstField, isHeaderLine, lineEnd } from './headers.ts';
+import type { Entity, ScanHandler, ScanWarningCode } from './scanner.ts';
+import { StreamedPart } from './streamed-part.ts';
 import { decodeBody, encodeBody, transferEncodingOf } from './transfer-encoding.ts';
 import type { TransferEncoding } from './transfer-encoding.ts';
 
@@ -37,6 +40,8 @@ export interface MimeRewriteOptions extends RewriteChoices {
   readonly onWarning?: ((warning: HtmlWarning, part: string) => void) | undefined;
   /** Every entity's base decision, as its header ends (for `--explain`). */
   readonly onPart?: ((part: MimePartInfo) => void) | undefined;
+  /** The encoding each rewritten HTML or CSS part is read in, and what decided it (for `--explain`). */
+  readonly onEncoding?: ((encoding: EncodingDecision, part: string) => void) | undefined;
 }
 
 export interface MimePartInfo {
@@ -56,191 +61,268 @@ type Kind = 'html' | 'css';
 
 const KINDS: Readonly<Record<string, Kind>> = { 'text/html': 'html', 'application/xhtml+xml': 'html', 'text/css': 'css' };
 
-interface PartState {
-  readonly path: string;
-  readonly depth: number;
-  readonly base: BaseDecision;
-  children: number;
-}
-
-/** The part being held: its body lines (still transfer-encoded). */
+/** The part being held: its body (still transfer-encoded). */
 interface HeldPart {
-  readonly node: MimeNode;
+  readonly entity: Entity;
   readonly kind: Kind;
-  readonly path: string;
   readonly encoding: TransferEncoding;
   readonly parentBase: BaseDecision | null;
   readonly headers: EntityHeaders;
-  readonly chunks: MimeChunk[];
+  readonly chunks: Buffer[];
   size: number;
 }
 
-/** The header values that give a base (RFC 2110 Content-Base, RFC 2557 Content-Location); RFC 2047 decoded. */
-function entityHeaders(node: MimeNode): EntityHeaders {
-  const contentBase = node.headers.getFirst('content-base');
+/** A part over maxMimePartBytes, rewritten in pieces as it comes (`StreamedPart`). */
+interface Streaming {
+  readonly entity: Entity;
+  readonly part: StreamedPart;
+  readonly stats: () => { rewritten: number };
+  ended: boolean;
+}
+
+/** What is waiting to be written, in order: bytes, a held part to rewrite first, or a part being streamed. */
+type Pending = Buffer | HeldPart | Streaming;
+
+/**
+ * The header values that give a base (RFC 2110 Content-Base, RFC 2557 Content-Location), each decoded once:
+ * RFC 2047 encoded words, raw UTF-8 (RFC 6532).
+ */
+function entityHeaders(entity: Entity): EntityHeaders {
+  const contentBase = decodedUrlHeader(entity.header, 'content-base');
   // Chromium's MHTML has no Content-Location on its top-level multipart, but names the saved page's URL in
   // Snapshot-Content-Location: the base of the parts that have none of their own (stylesheets saved from <style>).
-  const contentLocation = node.headers.getFirst('content-location') || (node.root ? node.headers.getFirst('snapshot-content-location') : '');
+  let contentLocation = decodedUrlHeader(entity.header, 'content-location');
+  if ((contentLocation === undefined || contentLocation === '') && entity.parent === null) contentLocation = decodedUrlHeader(entity.header, 'snapshot-content-location');
   return { contentBase: contentBase === '' ? undefined : contentBase, contentLocation: contentLocation === '' ? undefined : contentLocation };
 }
 
 /**
- * What MimePartRewriter writes: output bytes, and how many input bytes they stand for (the same bytes, or a
- * part's rewritten body), in input order.
+ * Receives what the scanner finds and queues the output: input bytes as they are, and held parts to be
+ * rewritten. `drain` writes the queue out, rewriting held parts in order.
  */
-export type MimeSink = (output: Buffer, inputLength: number) => void;
-
-/**
- * Takes mailsplit Splitter's objects and writes the message back out through `sink` (the Joiner's job, done
- * here so that every output buffer is matched with the input bytes it accounts for).
- */
-export class MimePartRewriter extends Writable {
+export class MimePartRewriter implements ScanHandler {
   readonly stats: MimeRewriteStats = { parts: 0, rewrittenParts: 0, rewritten: 0 };
   private readonly options: MimeRewriteOptions;
   private readonly limits: Limits;
-  private readonly states = new Map<MimeNode, PartState>();
+  /** Bases of the multiparts and messages that enclose what is being read (leaves are not kept). */
+  private readonly bases = new Map<Entity, BaseDecision>();
   private held: HeldPart | null = null;
-  private readonly sink: MimeSink;
+  private streaming: Streaming | null = null;
+  /** A message/delivery-status body being read for its header blocks (Python reads them as such). */
+  private status: { entity: Entity; chunks: Buffer[]; size: number } | null = null;
+  private queue: Pending[] = [];
 
-  constructor(options: MimeRewriteOptions, sink: MimeSink) {
-    super({ objectMode: true });
+  constructor(options: MimeRewriteOptions) {
     this.options = options;
     this.limits = options.limits ?? DEFAULT_LIMITS;
-    this.sink = sink;
   }
 
-  override _write(obj: MimeNode | MimeChunk, _enc: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (obj.type === 'body' && this.held !== null && obj.node === this.held.node) {
-      this.hold(obj);
-      return callback();
-    }
-    this.finishHeld().then(
-      () => {
-        if (obj.type === 'node') {
-          const headerLength = obj.getHeaders().length;
-          this.onNode(obj);
-          this.sink(obj.getHeaders(), headerLength);
-        } else {
-          this.emitChunk(obj);
-        }
-        callback();
-      },
-      (err: unknown) => callback(err as Error),
-    );
-  }
-
-  override _final(callback: (error?: Error | null) => void): void {
-    this.finishHeld().then(
-      () => callback(),
-      (err: unknown) => callback(err as Error),
-    );
-  }
-
-  private emitChunk(chunk: MimeChunk): void {
-    if (chunk.value.length > 0) this.sink(chunk.value, chunk.value.length);
-  }
-
-  /** A header block has ended: decide the entity's base, and start holding its body if it is rewritten. */
-  private onNode(node: MimeNode): void {
+  entity(entity: Entity): void {
     this.stats.parts++;
-    const parent = node.parentNode === false ? undefined : this.states.get(node.parentNode);
-    const path = this.pathOf(node, parent);
-    const depth = parent === undefined ? 0 : parent.depth + 1;
-    const headers = entityHeaders(node);
     const o = this.options;
+    const headers = entityHeaders(entity);
+    const parentBase = entity.parent === null ? null : (this.bases.get(entity.parent) ?? null);
     const base =
-      parent === undefined
+      parentBase === null
         ? establishBase({ retrieval: o.retrieval, fallback: o.fallback, headers }, { resolver: o.resolver })
-        : establishBase({ encapsulating: parent.base, headers }, { resolver: o.resolver });
-    // Only entities that contain others are looked up again (as parents): leaves are not kept, so memory grows
-    // with the number of multiparts and messages, not of parts.
-    if (node.multipart !== false || node.messageNode === true) this.states.set(node, { path, depth, base, children: 0 });
-    if (o.absolutizeContentLocation === true && base.source === 'content-location') this.absolutizeContentLocation(node, base);
-    const contentType = node.contentType === false ? 'text/plain' : node.contentType;
-    o.onPart?.({ path, contentType, base });
+        : establishBase({ encapsulating: parentBase, headers }, { resolver: o.resolver });
+    if (entity.kind !== 'leaf') this.bases.set(entity, base);
+    o.onPart?.({ path: entity.path, contentType: entity.type.contentType, base });
+    const header = o.absolutizeContentLocation === true && base.source === 'content-location' ? this.absoluteContentLocation(entity, base) : entity.header.bytes;
+    this.queue.push(header);
 
-    const kind = node.multipart === false && node.messageNode !== true ? KINDS[contentType] : undefined;
-    if (kind === undefined) return;
-    if (depth > this.limits.maxMimeDepth) {
-      this.warn({ code: 'mime-depth-limit', message: `part ${path} is nested deeper than ${this.limits.maxMimeDepth}: passed through unchanged` }, path);
+    if (entity.type.contentType === 'message/delivery-status') this.status = { entity, chunks: [], size: 0 };
+    const kind = entity.kind === 'leaf' ? KINDS[entity.type.contentType] : undefined;
+    if (kind === undefined) {
+      for (const ignored of base.ignored) {
+        if (ignored.byRule !== true) this.warn({ code: 'invalid-base-layer', message: `${ignored.source} ${JSON.stringify(ignored.raw)} not used: ${ignored.reason}`, detail: ignored.raw }, entity.path);
+      }
       return;
     }
-    const encoding = transferEncodingOf(node.encoding);
+    if (entity.depth > this.limits.maxMimeDepth) {
+      this.warn({ code: 'mime-depth-limit', message: `part ${entity.path} is nested deeper than ${this.limits.maxMimeDepth} (maxMimeDepth): passed through unchanged` }, entity.path);
+      return;
+    }
+    const encoding = transferEncodingOf(entity.type.transferEncoding);
     if (encoding === null) {
-      this.warn({ code: 'mime-unknown-transfer-encoding', message: `part ${path}: unknown Content-Transfer-Encoding ${JSON.stringify(node.encoding)}: passed through unchanged` }, path);
+      this.warn({ code: 'mime-unknown-transfer-encoding', message: `part ${entity.path}: unknown Content-Transfer-Encoding ${JSON.stringify(entity.type.transferEncoding)}: passed through unchanged` }, entity.path);
       return;
     }
-    this.held = { node, kind, path, encoding, parentBase: parent?.base ?? null, headers, chunks: [], size: 0 };
+    this.held = { entity, kind, encoding, parentBase, headers, chunks: [], size: 0 };
   }
 
-  /**
-   * Writes the absolute URL in place of a relative Content-Location (the only header line that changes; the
-   * block keeps its line endings).
-   */
-  private absolutizeContentLocation(node: MimeNode, base: BaseDecision): void {
-    if (base.url === null || base.raw === null || headerUrlValue(base.raw) === base.url) return;
-    const eol = node.getHeaders().includes('\r\n') ? '\r\n' : '\n';
-    node.headers.update('Content-Location', base.url);
-    (node as { getHeaders(): Buffer }).getHeaders = () => node.headers.build(eol);
-  }
-
-  /** IMAP-style section numbers (RFC 3501 §6.4.5). */
-  private pathOf(node: MimeNode, parent: PartState | undefined): string {
-    if (parent === undefined) return node.multipart === false ? '1' : '0';
-    const parentNode = node.parentNode as MimeNode;
-    if (parentNode.messageNode === true) {
-      // The message inside a message/rfc822 part: its body is that part's section.
-      return node.multipart === false ? `${parent.path}.1` : parent.path;
+  bytes(data: Buffer, leaf: Entity | null): void {
+    if (this.streaming !== null && leaf === this.streaming.entity) {
+      this.streaming.part.write(data);
+      return;
     }
-    parent.children++;
-    return parent.path === '0' ? `${parent.children}` : `${parent.path}.${parent.children}`;
-  }
-
-  private hold(chunk: MimeChunk): void {
-    const held = this.held!;
-    held.size += chunk.value.length;
-    if (held.size > this.limits.maxMimePartBytes) {
-      this.warn({ code: 'mime-part-too-large', message: `part ${held.path} is larger than ${this.limits.maxMimePartBytes} bytes: passed through unchanged` }, held.path);
-      for (const c of held.chunks) this.emitChunk(c);
-      this.emitChunk(chunk);
+    const status = this.status;
+    if (status !== null && leaf === status.entity && status.size < this.limits.maxMimeHeaderBytes) {
+      status.chunks.push(data);
+      status.size += data.length;
+    }
+    const held = this.held;
+    if (held === null || leaf !== held.entity) {
+      this.queue.push(data);
+      return;
+    }
+    held.size += data.length;
+    if (held.size > this.limits.maxMimePartBytes && held.encoding !== 'base64') {
+      // Too large to hold: rewritten in pieces from here on.
+      this.streaming = this.startStreaming(held);
+      this.queue.push(this.streaming);
+      for (const c of held.chunks) this.streaming.part.write(c);
+      this.streaming.part.write(data);
       this.held = null;
       return;
     }
-    held.chunks.push(chunk);
-  }
-
-  /** Rewrites the held part, or writes its original lines when nothing changed or it cannot be decoded. */
-  private async finishHeld(): Promise<void> {
-    const held = this.held;
-    if (held === null) return;
-    this.held = null;
-    const original = Buffer.concat(held.chunks.map((c) => c.value));
-    const replacement = await this.rewritePart(held, original);
-    if (replacement === null) {
-      for (const c of held.chunks) this.emitChunk(c);
+    if (held.size > this.limits.maxMimePartBytes) {
+      this.warn({ code: 'mime-part-too-large', message: `part ${held.entity.path} is larger than ${this.limits.maxMimePartBytes} bytes: passed through unchanged` }, held.entity.path);
+      for (const c of held.chunks) this.queue.push(c);
+      this.queue.push(data);
+      this.held = null;
       return;
     }
-    this.stats.rewrittenParts++;
-    this.sink(replacement, original.length);
+    held.chunks.push(data);
+  }
+
+  end(entity: Entity): void {
+    this.bases.delete(entity);
+    if (this.streaming !== null && this.streaming.entity === entity) {
+      this.streaming.ended = true;
+      this.streaming = null;
+    }
+    if (this.status !== null && this.status.entity === entity) {
+      this.checkStatusBlocks(entity, Buffer.concat(this.status.chunks));
+      this.status = null;
+    }
+    if (this.held === null || this.held.entity !== entity) return;
+    this.queue.push(this.held);
+    this.held = null;
+  }
+
+  /**
+   * message/delivery-status (RFC 3464) is header blocks separated by empty lines; Python parses each, and records
+   * MissingHeaderBodySeparatorDefect for a block with a line that is not a header field. Warned the same way
+   * (the part passes through: it holds no HTML).
+   */
+  private checkStatusBlocks(entity: Entity, body: Buffer): void {
+    let inHeaders = true;
+    let block = 1;
+    for (let i = 0; i < body.length; ) {
+      const end = lineEnd(body, i);
+      const blank = body[i] === 0x0a || body[i] === 0x0d;
+      if (blank) {
+        if (!inHeaders || i > 0) block++;
+        inHeaders = true;
+      } else if (inHeaders && !isHeaderLine(body, i, end)) {
+        inHeaders = false;
+        this.warn({ code: 'mime-missing-header-separator', message: `part ${entity.path}: status block ${block} has a line that is not a header field` }, entity.path);
+      }
+      i = end;
+    }
+  }
+
+  warning(code: ScanWarningCode, message: string, path: string): void {
+    this.warn({ code, message }, path);
+  }
+
+  /** Writes out what is queued, in order; held parts are rewritten first. */
+  async drain(write: (output: Buffer) => void): Promise<void> {
+    while (this.queue.length > 0) {
+      const item = this.queue[0]!;
+      if (Buffer.isBuffer(item)) {
+        this.queue.shift();
+        if (item.length > 0) write(item);
+        continue;
+      }
+      if ('part' in item) {
+        // A streamed part: what its rewriter has written so far; the rest waits until it has ended.
+        for (const b of item.part.output.splice(0)) write(b);
+        if (item.part.needsDrain && !item.ended) await item.part.waitDrain();
+        if (!item.ended) {
+          for (const b of item.part.output.splice(0)) write(b);
+          return;
+        }
+        this.queue.shift();
+        await item.part.end();
+        for (const b of item.part.output.splice(0)) write(b);
+        const count = item.stats().rewritten;
+        if (count > 0) {
+          this.stats.rewrittenParts++;
+          this.stats.rewritten += count;
+        }
+        continue;
+      }
+      this.queue.shift();
+      const original = item.chunks.length === 1 ? item.chunks[0]! : Buffer.concat(item.chunks);
+      const replacement = await this.rewritePart(item, original);
+      if (replacement === null) {
+        if (original.length > 0) write(original);
+      } else {
+        this.stats.rewrittenParts++;
+        write(replacement);
+      }
+    }
+  }
+
+  /** The rewriter (HTML or CSS stream) of a part too large to hold, behind its transfer decoding. */
+  private startStreaming(held: HeldPart): Streaming {
+    const path = held.entity.path;
+    const o = this.options;
+    const onReference = o.onReference === undefined ? undefined : (r: ReferenceRecord): void => o.onReference!(r, path);
+    const onWarning = (w: HtmlWarning): void => this.warn(w, path);
+    const onEncoding = o.onEncoding && ((e: EncodingDecision): void => o.onEncoding!(e, path));
+    const charset = held.entity.type.charset;
+    const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
+    if (held.kind === 'html') {
+      const html = createHtmlRewriter({ charset, ...below, headers: held.headers, resolver: o.resolver, absolutizeFragments: o.absolutizeFragments, lazyLoad: o.lazyLoad, exactBase: o.exactBase, limits: this.limits, onReference, onWarning, onEncoding });
+      return { entity: held.entity, part: new StreamedPart(html, held.encoding), stats: () => html.stats, ended: false };
+    }
+    const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
+    const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding });
+    return { entity: held.entity, part: new StreamedPart(css, held.encoding), stats: () => css.stats, ended: false };
+  }
+
+  /**
+   * The header block with the absolute URL in place of a relative Content-Location (the only field that
+   * changes; it keeps its line ending).
+   */
+  private absoluteContentLocation(entity: Entity, base: BaseDecision): Buffer {
+    const bytes = entity.header.bytes;
+    const field = firstField(entity.header, 'content-location');
+    if (field === undefined || base.url === null || base.raw === null || headerUrlValue(base.raw) === base.url) return bytes;
+    let eol = 0;
+    if (bytes[field.end - 1] === 0x0a) eol = bytes[field.end - 2] === 0x0d ? 2 : 1;
+    else if (bytes[field.end - 1] === 0x0d) eol = 1;
+    const start = field.valueStart - field.name.length - 1;
+    return Buffer.concat([bytes.subarray(0, start), Buffer.from(`${field.name}: ${base.url}`, 'utf8'), bytes.subarray(field.end - eol)]);
   }
 
   private async rewritePart(held: HeldPart, original: Buffer): Promise<Buffer | null> {
-    const decoded = decodeBody(original, held.encoding);
-    if (decoded === null) {
-      this.warn({ code: 'mime-undecodable-body', message: `part ${held.path}: the ${held.encoding} body cannot be decoded: passed through unchanged` }, held.path);
+    const path = held.entity.path;
+    const body = decodeBody(original, held.encoding);
+    if (body === null) {
+      this.warn({ code: 'mime-undecodable-body', message: `part ${path}: the ${held.encoding} body cannot be decoded: passed through unchanged` }, path);
       return null;
     }
+    if (body.padded) this.warn({ code: 'mime-base64-padding', message: `part ${path}: the base64 body's last quantum is short of padding: decoded as if padded` }, path);
+    const decoded = body.decoded;
     const o = this.options;
-    const onReference = o.onReference === undefined ? undefined : (r: ReferenceRecord): void => o.onReference!(r, held.path);
-    const onWarning = (w: HtmlWarning): void => this.warn(w, held.path);
+    const onReference = o.onReference === undefined ? undefined : (r: ReferenceRecord): void => o.onReference!(r, path);
+    const onWarning = (w: HtmlWarning): void => this.warn(w, path);
     let rewritten: Buffer;
     let count: number;
-    const charset = held.node.charset === false ? undefined : held.node.charset;
+    const charset = held.entity.type.charset;
+    if (charset !== undefined && resolveLabel(charset) === null) {
+      this.warn({ code: 'mime-unknown-charset', message: `part ${path}: unknown charset ${JSON.stringify(charset)}: the encoding is sniffed from the content` }, path);
+    }
+    // The top-level entity has no enclosing one: its layers beneath are the retrieval URL and the fallback.
+    const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
     if (held.kind === 'html') {
-      // The top-level entity has no enclosing one: its layers beneath are the retrieval URL and the fallback.
       const r = await absolutizeHtml(decoded, {
         charset,
-        ...(held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase }),
+        ...below,
         headers: held.headers,
         resolver: o.resolver,
         absolutizeFragments: o.absolutizeFragments,
@@ -249,13 +331,13 @@ export class MimePartRewriter extends Writable {
         limits: this.limits,
         onReference,
         onWarning,
+        onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)),
       });
       rewritten = r.output;
       count = r.stats.rewritten;
     } else {
-      const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
       const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
-      const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning });
+      const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)) });
       const out: Buffer[] = [];
       css.on('data', (c: Buffer) => out.push(c));
       await new Promise<void>((resolve, reject) => {

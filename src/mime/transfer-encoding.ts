@@ -16,7 +16,7 @@ export function transferEncodingOf(value: string | false | undefined): TransferE
 
 /** How the encoded body was laid out: its line ending and, for base64, its line length. */
 interface LineStyle {
-  readonly eol: '\r\n' | '\n';
+  readonly eol: '\r\n' | '\n' | '\r';
   readonly lineLength: number;
   /** Whether the encoded text ends with a line ending. */
   readonly finalEol: boolean;
@@ -24,26 +24,37 @@ interface LineStyle {
 
 function lineStyle(encoded: Buffer): LineStyle {
   const lf = encoded.indexOf(0x0a);
-  const eol = lf > 0 && encoded[lf - 1] === 0x0d ? '\r\n' : '\n';
-  const lineLength = lf === -1 ? encoded.length : lf - (eol === '\r\n' ? 1 : 0);
-  return { eol, lineLength: lineLength > 0 ? lineLength : 76, finalEol: encoded.length > 0 && encoded[encoded.length - 1] === 0x0a };
+  const cr = encoded.indexOf(0x0d);
+  let eol: LineStyle['eol'] = '\n';
+  let first = lf;
+  if (cr !== -1 && (lf === -1 || cr < lf)) {
+    eol = encoded[cr + 1] === 0x0a ? '\r\n' : '\r';
+    first = cr;
+  }
+  const lineLength = first === -1 ? encoded.length : first;
+  const last = encoded[encoded.length - 1];
+  return { eol, lineLength: lineLength > 0 ? lineLength : 76, finalEol: last === 0x0a || last === 0x0d };
 }
 
 /**
- * Decodes a body. Returns null when the encoded bytes are not valid in that encoding (base64 with characters
- * outside its alphabet), so that the part passes through unchanged.
+ * Decodes a body. Returns null when the encoded bytes are not valid in that encoding, so that the part passes
+ * through unchanged: base64 with characters outside its alphabet, or with 4k+1 characters (no padding can make
+ * that whole; Python's email then gives up too). A final quantum short of padding is decoded as if padded
+ * (Python does the same) and reported in `padded`.
  */
-export function decodeBody(encoded: Buffer, encoding: TransferEncoding): Buffer | null {
+export function decodeBody(encoded: Buffer, encoding: TransferEncoding): { readonly decoded: Buffer; readonly padded: boolean } | null {
   switch (encoding) {
     case 'base64': {
       const text = encoded.toString('latin1');
       if (/[^A-Za-z0-9+/=\s]/.test(text)) return null;
-      return Buffer.from(libbase64.decode(text));
+      const length = text.replace(/\s+/g, '').length;
+      if (length % 4 === 1) return null;
+      return { decoded: Buffer.from(libbase64.decode(text)), padded: length % 4 !== 0 };
     }
     case 'quoted-printable':
-      return Buffer.from(libqp.decode(encoded.toString('latin1')));
+      return { decoded: decodeQuotedPrintable(encoded), padded: false };
     default:
-      return encoded;
+      return { decoded: encoded, padded: false };
   }
 }
 
@@ -56,7 +67,7 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
   if (encoding !== 'base64' && encoding !== 'quoted-printable') return decoded;
   const style = lineStyle(original);
   if (encoding === 'quoted-printable') {
-    const kept = encodeQuotedPrintableLike(decoded, original.toString('latin1'), style);
+    const kept = encodeQuotedPrintableLike(decoded, original, style);
     if (kept !== null) return Buffer.from(kept, 'latin1');
   }
   let text =
@@ -65,6 +76,7 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
       : libqp.wrap(libqp.encode(decoded), 76);
   // libbase64/libqp wrap with CRLF; the original's line ending is kept.
   text = keepFinalLineEnding(text.replace(/\r?\n/g, style.eol), encoding, style);
+  if (encoding === 'quoted-printable' && style.eol === '\r') text = text.replaceAll('=\r', '');
   return Buffer.from(text, 'latin1');
 }
 
@@ -75,15 +87,45 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
 function quotedPrintableHardLines(text: string): string[] {
   const lines: string[] = [];
   let start = 0;
-  for (let lf = text.indexOf('\n'); lf !== -1; lf = text.indexOf('\n', lf + 1)) {
-    let end = lf > 0 && text.charCodeAt(lf - 1) === 0x0d ? lf - 1 : lf;
+  for (const end of quotedPrintableHardLineEnds(text)) {
+    lines.push(text.slice(start, end));
+    start = end;
+  }
+  return lines;
+}
+
+/**
+ * Where each hard line of quoted-printable text ends (after its line ending: CRLF, LF or a bare CR, not after "=",
+ * RFC 2045 §6.7 rule 5, trailing whitespace ignored per rule 3); with `includeRest`, the end of the text too when
+ * it ends inside a line.
+ */
+export function quotedPrintableHardLineEnds(text: string, includeRest = true): number[] {
+  const ends: number[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x0a && c !== 0x0d) continue;
+    const eolStart = i;
+    if (c === 0x0d && text.charCodeAt(i + 1) === 0x0a) i++;
+    let end = eolStart;
     while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
     if (end > start && text.charCodeAt(end - 1) === 0x3d) continue; // "=": a soft line break
-    lines.push(text.slice(start, lf + 1));
-    start = lf + 1;
+    ends.push(i + 1);
+    start = i + 1;
   }
-  if (start < text.length) lines.push(text.slice(start));
-  return lines;
+  if (includeRest && start < text.length) ends.push(text.length);
+  return ends;
+}
+
+/** The hard lines of a quoted-printable body as decoded, kept for its re-encoding (`encodeQuotedPrintableLike`). */
+const decodedLines = new WeakMap<Buffer, { readonly lines: string[]; readonly decoded: Buffer[] }>();
+
+/** Quoted-printable decoded hard line by hard line (each line once; the lines are kept for re-encoding). */
+function decodeQuotedPrintable(encoded: Buffer): Buffer {
+  const lines = quotedPrintableHardLines(encoded.toString('latin1'));
+  const decoded = lines.map((line) => Buffer.from(libqp.decode(line)));
+  decodedLines.set(encoded, { lines, decoded });
+  return Buffer.concat(decoded);
 }
 
 /**
@@ -94,24 +136,26 @@ function quotedPrintableHardLines(text: string): string[] {
  * the caller re-encodes the whole body, if the result does not decode to exactly `decoded` (a rewrite that
  * removed a line break inside a value, or an original that libqp decodes differently line by line).
  */
-function encodeQuotedPrintableLike(decoded: Buffer, original: string, style: LineStyle): string | null {
+function encodeQuotedPrintableLike(decoded: Buffer, original: Buffer, style: LineStyle): string | null {
   const out: string[] = [];
   let at = 0;
-  for (const line of quotedPrintableHardLines(original)) {
-    const before = Buffer.from(libqp.decode(line));
+  const known = decodedLines.get(original);
+  const lines = known?.lines ?? quotedPrintableHardLines(original.toString('latin1'));
+  for (const [k, line] of lines.entries()) {
+    const before = known?.decoded[k] ?? Buffer.from(libqp.decode(line));
     if (decoded.length - at >= before.length && decoded.compare(before, 0, before.length, at, at + before.length) === 0) {
       out.push(line);
       at += before.length;
       continue;
     }
-    const lf = decoded.indexOf(0x0a, at);
+    const lf = decoded.indexOf(style.eol === '\r' ? 0x0d : 0x0a, at);
     const end = lf === -1 ? decoded.length : lf + 1;
     out.push(encodeQuotedPrintableLine(decoded.subarray(at, end), style));
     at = end;
   }
   if (at < decoded.length) out.push(encodeQuotedPrintableLine(decoded.subarray(at), style));
-  const text = keepFinalLineEnding(out.join(''), 'quoted-printable', style);
-  return Buffer.from(libqp.decode(text)).equals(decoded) ? text : null;
+  // Each kept line decodes to its bytes (decoded line by line), each new one to its own (libqp's round trip).
+  return keepFinalLineEnding(out.join(''), 'quoted-printable', style);
 }
 
 /**
@@ -121,12 +165,14 @@ function encodeQuotedPrintableLike(decoded: Buffer, original: string, style: Lin
  * without the line ending that belongs to the boundary delimiter, RFC 2046 §5.1.1, so none is added there.)
  */
 function keepFinalLineEnding(text: string, encoding: 'base64' | 'quoted-printable', style: LineStyle): string {
-  if (!style.finalEol || text.endsWith('\n')) return text;
+  if (!style.finalEol || text.endsWith('\n') || text.endsWith('\r')) return text;
   return encoding === 'quoted-printable' ? `${text}=${style.eol}` : text + style.eol;
 }
 
 /** One hard line (with its line ending, if any), encoded and wrapped at 76 with the original's soft breaks. */
 function encodeQuotedPrintableLine(line: Buffer, style: LineStyle): string {
   // libqp.wrap breaks with "=\r\n"; a literal "=" is always encoded ("=3D"), so each "=\r\n" is a soft break.
+  // With bare CR line endings no soft line break is written (Python's quopri does not read "=" CR as one).
+  if (style.eol === '\r') return libqp.encode(line).replace(/\r?\n/g, '\r');
   return libqp.wrap(libqp.encode(line), 76).replaceAll('=\r\n', `=${style.eol}`);
 }

@@ -16,7 +16,7 @@ import { AbsError, LimitExceededError } from '../errors.ts';
 import type { WarcLimits } from '../limits.ts';
 import { gzipHeaderLength, inflateMember, isGzipMagic } from './gzip-member.ts';
 import { parseStep, sniffRecordFormat } from './record.ts';
-import type { ParseState, WarcItem } from './record.ts';
+import type { ParseState, WarcHeader, WarcItem } from './record.ts';
 
 export interface WarcUnit {
   /** Byte offset of the unit in the input (of the gzip member, for a compressed file). */
@@ -83,6 +83,37 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
     win.join();
   };
 
+  /** Yields the next `length` bytes of the input as units of their own (the first names the record), then the line ends after them. */
+  const passThrough = async function* (length: number, header: WarcHeader): AsyncGenerator<WarcUnit> {
+    let left = length;
+    let first = true;
+    for (;;) {
+      const take = Math.min(left, win.buf.length);
+      const raw = Buffer.from(win.buf.subarray(0, take));
+      const offset = win.offset;
+      win.consume(take);
+      left -= take;
+      yield { offset, raw, compressed: false, items: first ? [{ kind: 'oversize', header, bytes: raw, length }] : [] };
+      first = false;
+      if (left === 0) break;
+      if (eof) throw new AbsError(`a WARC record is cut short: ${left} bytes of its block are missing`, 'ABS_ERR_WARC_TRUNCATED');
+      await fill(Math.min(left, 1 << 20));
+    }
+    // The CRLF CRLF after the block belongs to it.
+    for (;;) {
+      await fill(1);
+      let n = 0;
+      while (n < win.buf.length && (win.buf[n] === 0x0d || win.buf[n] === 0x0a)) n++;
+      if (n > 0) {
+        const offset = win.offset;
+        const raw = Buffer.from(win.buf.subarray(0, n));
+        win.consume(n);
+        yield { offset, raw, compressed: false, items: [] };
+      }
+      if (n < win.buf.length || eof) return;
+    }
+  };
+
   await fill(GZIP_MAGIC.length);
   if (win.buf.length === 0) return;
   const compressed = isGzipMagic(win.buf);
@@ -97,7 +128,12 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
       if (step === null) return;
       if ('need' in step) {
         if (eof) throw new AbsError('the WARC input ends inside a record', 'ABS_ERR_WARC_TRUNCATED');
-        if (step.need > limits.maxWarcRecordBytes + limits.maxWarcHeaderBytes) throw new LimitExceededError('maxWarcRecordBytes', limits.maxWarcRecordBytes, 'bytes');
+        if (step.need > limits.maxWarcRecordBytes + limits.maxWarcHeaderBytes) {
+          if (step.header === undefined || step.blockEnd === undefined || format === 'arc') throw new LimitExceededError('maxWarcRecordBytes', limits.maxWarcRecordBytes, 'bytes');
+          // A record too large to hold: copied through in pieces as they come, never held whole.
+          yield* passThrough(step.blockEnd, step.header);
+          continue;
+        }
         await fill(step.need);
         continue;
       }
@@ -105,7 +141,10 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
       // The bytes are copied out of the window: a unit outlives the window's buffer.
       const raw = Buffer.from(win.buf.subarray(0, step.length));
       win.consume(step.length);
-      yield { offset, raw, compressed: false, items: [rebase(step.item, raw)] };
+      const item = rebase(step.item, raw);
+      // Over the limit but already in hand (a large read): copied all the same, as if it had come in pieces.
+      const big = item.kind === 'record' && item.format === 'warc' && item.block.length > limits.maxWarcRecordBytes;
+      yield { offset, raw, compressed: false, items: [big && item.kind === 'record' ? { kind: 'oversize', header: item.header, bytes: raw, length: raw.length } : item] };
     }
   }
 
@@ -183,7 +222,7 @@ function parseMember(data: Buffer, format: 'warc' | 'arc', state: ParseState): W
 
 /** The item with its byte views moved onto `raw` (a copy of the same bytes). */
 function rebase(item: WarcItem, raw: Buffer): WarcItem {
-  if (item.kind === 'gap') return { ...item, bytes: raw };
+  if (item.kind !== 'record') return { ...item, bytes: raw };
   const blockStart = item.block.byteOffset - item.bytes.byteOffset;
   return { ...item, bytes: raw, block: raw.subarray(blockStart, blockStart + item.block.length) };
 }

@@ -46,10 +46,15 @@ export type WarcItem =
       readonly arc: ArcLine | null;
       readonly block: Buffer;
     }
-  | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string };
+  | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string }
+  /** A record larger than `maxWarcRecordBytes` in an uncompressed file: its bytes follow in units of their own, copied. */
+  | { readonly kind: 'oversize'; readonly header: WarcHeader; readonly bytes: Buffer; readonly length: number };
 
-/** A step: the item and the bytes it took, or `need`: the least buffer length worth another try. */
-export type ParseStep = { readonly item: WarcItem; readonly length: number } | { readonly need: number };
+/**
+ * A step: the item and the bytes it took, or `need`: the least buffer length worth another try; for a record
+ * whose block is not all there yet, also its header and where its block ends.
+ */
+export type ParseStep = { readonly item: WarcItem; readonly length: number } | { readonly need: number; readonly header?: WarcHeader; readonly blockEnd?: number };
 
 export interface ParseState {
   /** ARC version from the `filedesc` record (1 or 2). */
@@ -99,7 +104,7 @@ function warcStep(buf: Buffer, at: number, eof: boolean, state: ParseState): Par
   const blockEnd = end.blockStart + length;
   if (blockEnd > buf.length) {
     if (eof) throw new AbsError(`a WARC record is cut short: its Content-Length is ${length}, ${buf.length - end.blockStart} bytes follow`, 'ABS_ERR_WARC_TRUNCATED');
-    return { need: blockEnd + 1 };
+    return { need: blockEnd + 1, header, blockEnd };
   }
   let next = blockEnd;
   while (next < buf.length && (buf[next] === CR || buf[next] === LF)) next++;
@@ -167,7 +172,7 @@ function arcStep(buf: Buffer, at: number, eof: boolean, state: ParseState): Pars
   const blockEnd = blockStart + arc.length;
   if (blockEnd > buf.length) {
     if (eof) throw new AbsError(`an ARC record is cut short: its length is ${arc.length}, ${buf.length - blockStart} bytes follow`, 'ABS_ERR_WARC_TRUNCATED');
-    return { need: blockEnd + 1 };
+    return { need: blockEnd + 1, header: { protocol: 'ARC', fields: [['WARC-Type', 'resource'], ['WARC-Target-URI', arc.url], ['WARC-Date', arcDateToWarc(arc.date)]] }, blockEnd };
   }
   let next = blockEnd;
   while (next < buf.length && (buf[next] === LF || buf[next] === CR)) next++;

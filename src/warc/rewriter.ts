@@ -237,6 +237,7 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
       const prepared = unit.items.map((item) => {
         if (item.kind === 'gap') return { kind: 'gap', bytes: item.bytes, reason: item.reason } as const;
         summary.records++;
+        if (item.kind === 'oversize') return session.oversize(item.header, unit.offset, item.length);
         return session.prepare(item, unit.offset, unit.compressed);
       });
       pending.push({ unit, prepared });
@@ -317,6 +318,13 @@ class RecordRewriter {
       ['WARC-Block-Digest', sha1Digest(bytes)],
       ['X-Absolutize-Unparsed', reason.replace(/[\r\n]+/g, ' ')],
     ], bytes);
+  }
+
+  /** A record too large to hold (`maxWarcRecordBytes`): copied through as it comes. */
+  oversize(header: WarcHeader, offset: number, length: number): Prepared {
+    const context: WarcLineContext = { document: this.document, warcRecordId: field(header, 'WARC-Record-ID') ?? null, warcOffset: offset, targetUri: stripAngles(field(header, 'WARC-Target-URI')), warcDate: field(header, 'WARC-Date') ?? null };
+    this.warn({ code: 'warc-record-not-rewritten', message: `a record of ${length} bytes, more than maxWarcRecordBytes (${this.limits.maxWarcRecordBytes}): copied through as it is`, offset, warcRecordId: context.warcRecordId ?? undefined });
+    return { kind: 'copy', context, type: field(header, 'WARC-Type') ?? null, reason: `larger than maxWarcRecordBytes (${length} bytes): copied`, status: null, contentType: null, replacement: null, revisit: null };
   }
 
   /** Classifies a record in input order; a response to rewrite starts its job (inline or on a worker). */

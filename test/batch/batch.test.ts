@@ -113,17 +113,18 @@ describe('absolutize batch', () => {
       const manifest = join(root, 'urls.txt');
       writeFileSync(manifest, `${origin}/a.html\n${origin}/b.html\n${origin}/dir/c.html\n`);
       const out = join(root, 'out');
-      const first = await runAsync(['batch', manifest, '-o', out]);
+      const first = await runAsync(['batch', manifest, '-o', out, '--links']);
       expect(first.status).toBe(75);
       const s1 = statusLines(first.stdout);
       expect(s1.map((l) => `${l.input.slice(origin.length)} ${l.status} ${l.code}`).sort()).toEqual(['/a.html done null', '/b.html failed ABS_ERR_HTTP_NETWORK', '/dir/c.html done null']);
       expect(first.stderr).toMatch(/absolutize: error \[ABS_ERR_HTTP_NETWORK\]/);
       healthy = true;
-      const second = await runAsync(['batch', manifest, '-o', out]);
+      const second = await runAsync(['batch', manifest, '-o', out, '--links']);
       expect(second.status).toBe(0);
       expect(statusLines(second.stdout).map((l) => `${l.input.slice(origin.length)} ${l.status}`).sort()).toEqual(['/a.html skipped', '/b.html done', '/dir/c.html skipped']);
       const b = statusLines(second.stdout).find((l) => l.input.endsWith('/b.html'))!;
       expect(readFileSync(b.output, 'utf8')).toBe(`<a href="${origin}/next/b.html">n</a>`);
+      expect(readFileSync(`${b.output}.links.jsonl`, 'utf8')).toContain(`"resolved":"${origin}/next/b.html"`);
       // The merge step: nothing left.
       const report = await runAsync(['batch-report', out]);
       expect(report.status).toBe(0);

@@ -89,7 +89,8 @@ describe('absolutize INPUT', () => {
   it('--explain prints the base decision and its chain to standard error', () => {
     const r = runCli(['examples/page.html', '--url', URL_, '--explain']);
     expect(r.stderr).toBe(
-      'absolutize: base of examples/page.html: https://example.com/docs/guide/ [embedded]\n' +
+      'absolutize: encoding of examples/page.html: UTF-8 [meta] (a <meta> charset (or XML declaration) in the first 1024 bytes)\n' +
+        'absolutize: base of examples/page.html: https://example.com/docs/guide/ [embedded]\n' +
         '  embedded: https://example.com/docs/guide/ (written "../guide/")\n' +
         `  retrieval: ${URL_}\n`,
     );

@@ -5,7 +5,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import type { Collected } from './chromium.ts';
-import { chromiumMissingMessage, launchBrowser, loadAndCollect, withBrowser } from './chromium.ts';
+import { launchBrowser, loadAndCollect, withBrowser } from './chromium.ts';
 import type { Mismatch } from './compare.ts';
 import { compareCollections } from './compare.ts';
 import type { CorpusPage } from './corpus.ts';
@@ -124,15 +124,13 @@ export async function runAgreement(rewrite: Rewrite, options: AgreementOptions =
 }
 
 /**
- * Registers the suite's setup: Debian Chromium and the two loopback origins serving `pages`, started before the
- * tests and closed after. A missing Chromium fails the suite (never skips it: CI installs it).
+ * Registers the suite's setup: Chromium (see chromium.ts) and the two loopback origins serving `pages`, started
+ * before the tests and closed after. A Chromium that does not launch fails the suite (never skips it).
  */
 export function useAgreementEnvironment(pages: readonly CorpusPage[]): { browser(): Browser; origins(): Origins } {
   let browser: Browser | undefined;
   let origins: Origins | undefined;
   beforeAll(async () => {
-    const missing = chromiumMissingMessage();
-    if (missing !== null) throw new Error(missing);
     browser = await launchBrowser();
     origins = await startOrigins(pages);
   });
@@ -147,5 +145,5 @@ export function useAgreementEnvironment(pages: readonly CorpusPage[]): { browser
 }
 
 function unavailable(): never {
-  throw new Error(chromiumMissingMessage() ?? 'Chromium failed to launch (see the beforeAll error)');
+  throw new Error('Chromium failed to launch (see the beforeAll error)');
 }

@@ -16,7 +16,7 @@ export function runCli(args: readonly string[], options: { input?: string | Buff
     cwd: options.cwd ?? PROJECT_DIR,
     input: options.input ?? '',
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 300_000, // a hang guard, not a measure: on a busy 2-core machine a directory run can take a while
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

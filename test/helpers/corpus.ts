@@ -1,5 +1,5 @@
 /**
- * The browser-agreement corpus: test/fixtures/browser/*.html, two pages encoded at load time
+ * The browser-agreement corpus: fixtures/browser/*.html, two pages encoded at load time
  * (windows-1252, Shift_JIS) and Roy Fielding's roytest pages read from ../shared (not copied).
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { createSinglebyteEncoder } from '@exodus/bytes/single-byte.js';
 import type { ServedFile } from './server.ts';
 import { sharedPath } from './shared.ts';
 
-export const FIXTURE_DIR: string = fileURLToPath(new URL('../fixtures/browser/', import.meta.url));
+export const FIXTURE_DIR: string = fileURLToPath(new URL('../../fixtures/browser/', import.meta.url));
 
 export interface CorpusPage {
   /** Short name, used in test titles. */

@@ -60,6 +60,7 @@ describe('one URL', () => {
         `absolutize: retrieved ${o}/docs/page.html (HTTP 200, text/html; charset=utf-8)`,
         `  302 ${o}/hop -> Location: /start`,
         `  301 ${o}/start -> Location: docs/page.html`,
+        `absolutize: encoding of ${o}/docs/page.html: UTF-8 [transport] (the response's Content-Type charset)`,
         `absolutize: base of ${o}/docs/page.html: ${o}/docs/page.html [retrieval]`,
         `  retrieval: ${o}/docs/page.html`,
         `    redirected from ${o}/hop`,
@@ -115,7 +116,7 @@ describe('one URL', () => {
     const out = join(dir, 'big.html');
     const r = await runCliAsync([`${o}/big`, '-o', out, '--max-body-size', '4096']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe(`absolutize: error [ABS_ERR_LIMIT] ${o}/big: limit maxBodyBytes exceeded: 4096 bytes: the document is incomplete; not written\n`);
+    expect(r.stderr).toBe(`absolutize: error [ABS_ERR_LIMIT] ${o}/big: --max-body-size exceeded: 4096 bytes: the document is incomplete; not written\n`);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes('big'))).toEqual([]);
     const toStdout = await runCliAsync([`${o}/big`, '--max-body-size', '4096']);
@@ -129,7 +130,7 @@ describe('one URL', () => {
     const out = join(dir, 'stall.html');
     const r = await runCliAsync([`${o}/stall`, '-o', out, '--body-timeout', '200']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe(`absolutize: error [ABS_ERR_HTTP_TIMEOUT] ${o}/stall: timeout: the body stalled for 200 ms (bodyTimeoutMs); the document is incomplete\n`);
+    expect(r.stderr).toBe(`absolutize: error [ABS_ERR_HTTP_TIMEOUT] ${o}/stall: timeout: the body stalled for 200 ms (--body-timeout); the document is incomplete\n`);
     expect(existsSync(out)).toBe(false);
   });
 
@@ -169,7 +170,7 @@ describe('one URL', () => {
     expect(url.stderr).toContain('[ABS_ERR_USAGE] --url states the retrieval URL of a file');
     const bad = await runCliAsync([`${o}/hop`, '--max-body-size', '0']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toBe('absolutize: error [ABS_ERR_INVALID_OPTION] limit maxBodyBytes must be a positive integer, not 0\n');
+    expect(bad.stderr).toBe('absolutize: error [ABS_ERR_INVALID_OPTION] --max-body-size must be a positive integer, not 0\n');
     expect((await runCliAsync([`${o}/hop`, 'page.html'])).stderr).toContain('URLs and files cannot be mixed');
   });
 });

@@ -61,7 +61,7 @@ export async function startCluster(): Promise<Cluster> {
     processes.push(
       spawn('/usr/sbin/munged', ['-F', '--force', `--key-file=${key}`, `--socket=${socket}`, `--pid-file=${join(dir, 'munge', 'munged.pid')}`, `--seed-file=${join(dir, 'munge', 'munged.seed')}`, `--log-file=${join(dir, 'log', 'munged.log')}`], { stdio: 'ignore' }),
     );
-    for (let i = 0; i < 100 && !existsSync(socket); i++) await sleep(50);
+    for (let i = 0; i < 1200 && !existsSync(socket); i++) await sleep(50); // up to 60 s: munged starts slowly on a busy machine
     const [ctldPort, dPort] = [await freePort(), await freePort()];
     const conf = join(dir, 'slurm.conf');
     writeFileSync(

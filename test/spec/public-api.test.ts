@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_DIR } from '../helpers/cli.ts';
 
 function runModule(source: string): unknown {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd: PROJECT_DIR, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd: PROJECT_DIR, encoding: 'utf8', timeout: 300_000 });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout);

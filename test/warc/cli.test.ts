@@ -18,7 +18,7 @@ const IANA = `${CORPUS_DIR}pywb/iana.warc.gz`;
 describe('absolutize on crawl files', () => {
   test('--links - without -o: the report only, one JSON line per reference, redirect and record', () => {
     // spawnSync itself: the report (3.5 MB) is more than runCli's default buffer.
-    const r = spawnSync(process.execPath, [CLI, IANA, '--links', '-', '--link-keys'], { encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 26 });
+    const r = spawnSync(process.execPath, [CLI, IANA, '--links', '-', '--link-keys'], { encoding: 'utf8', timeout: 300_000, maxBuffer: 1 << 26 });
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as WarcLinkLine);
     expect(lines.filter((l) => l.kind === 'record')).toHaveLength(343);

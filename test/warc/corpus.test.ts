@@ -34,7 +34,7 @@ test('the corpus is all there (35 files)', () => {
 describe('the CLI on every corpus file, under a watchdog', () => {
   test.each(FILES)('%s', (name) => {
     const out = join(tmp, `${name.replace('/', '_')}.out`);
-    const r = spawnSync(process.execPath, [CLI, CORPUS_DIR + name, '-o', out, '--links', `${out}.jsonl`], { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, [CLI, CORPUS_DIR + name, '-o', out, '--links', `${out}.jsonl`], { encoding: 'utf8', timeout: 300_000 });
     // The watchdog: a run that does not end within 30 s is killed, and spawnSync reports ETIMEDOUT.
     expect(r.error).toBeUndefined();
     expect(r.signal).toBeNull();

@@ -52,6 +52,15 @@ describe('iana.warc.gz', () => {
     expect(summary.references).toBeGreaterThanOrEqual(5240);
   });
 
+  test('on worker threads: the same output, lines and warnings, in the same order', async () => {
+    const inline = await runWarc([IANA]);
+    const threaded = await runWarc([IANA], { threads: 2 });
+    expect(threaded.output.equals(inline.output)).toBe(true);
+    expect(threaded.lines).toEqual(inline.lines);
+    expect(threaded.warnings).toEqual(inline.warnings);
+    expect(threaded.summary).toEqual(inline.summary);
+  });
+
   test.each(chunkings(IANA, 3).slice(0, 1).concat(chunkings(IANA, 3).slice(2)).map((c, i) => [i, c] as const))('chunking %i gives the same output', async (_i, chunks) => {
     const whole = await runWarc([IANA]);
     const split = await runWarc(chunks);

@@ -20,7 +20,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 function cli(name: string, bytes: Buffer): { status: number | null; code: string | null } {
   const path = join(tmp, name);
   writeFileSync(path, bytes);
-  const r = spawnSync(process.execPath, [CLI, path, '--type', 'warc', '-o', `${path}.out`], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [CLI, path, '--type', 'warc', '-o', `${path}.out`], { encoding: 'utf8', timeout: 300_000 });
   expect(r.error).toBeUndefined(); // ETIMEDOUT: the watchdog fired
   return { status: r.status, code: /error \[(ABS_ERR_[A-Z_]+)\]/.exec(r.stderr)?.[1] ?? null };
 }
@@ -92,6 +92,22 @@ describe('gaps are copied and reading resumes', () => {
     expect(output.equals(input)).toBe(true);
     expect(summary.records).toBe((await units(PLAIN)).length);
     expect(cli('endless-header.warc', input).status).toBe(0);
+  });
+
+  test('a plain record larger than maxWarcRecordBytes is copied through in pieces, never held whole', async () => {
+    const records = await units(PLAIN);
+    const block = Buffer.alloc(50_000, 'x');
+    const big = Buffer.concat([Buffer.from(`WARC/1.0\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:big>\r\nWARC-Target-URI: http://example.com/video\r\nContent-Length: ${block.length}\r\n\r\n`), block, Buffer.from('\r\n\r\n')]);
+    const input = Buffer.concat([records[0]!.raw, big, ...records.slice(1).map((u) => u.raw)]);
+    for (const chunks of [[input], randomChunks(input, random, 3000)]) {
+      const { output, summary, lines, warnings } = await runWarc(chunks, { warcinfo: false, warcLimits: { maxWarcRecordBytes: 10_000 } });
+      expect(output.equals(input)).toBe(true);
+      expect(summary.records).toBe(records.length + 1);
+      expect(lines.find((l) => l.kind === 'record' && l.warcRecordId === '<urn:uuid:big>')).toMatchObject({ action: 'copied', targetUri: 'http://example.com/video' });
+      expect(warnings.map((w) => w.code)).toEqual(['warc-record-not-rewritten']);
+    }
+    // Compressed, a member that large is an error with a code (it is inflated whole).
+    await expect(runWarc([gzipSync(big)], { warcLimits: { maxWarcRecordBytes: 10_000 } })).rejects.toMatchObject({ code: 'ABS_ERR_LIMIT' });
   });
 
   test('a whole-file gzip (one member, many records) is read, with a warning', async () => {

@@ -157,6 +157,15 @@ describe('mbox separators, escapes and Content-Length', () => {
       messages: 2,
       note: 'mboxcl2: Content-Length lands exactly on the next From_ line, so the From_ line inside the body does not split',
     },
+    {
+      name: 'mboxcl2-wrong-length',
+      mbox: (() => {
+        const body = `<a href="probe/1">1</a>\n\n${from(8)}Content-Type: text/html\n\n<a href="probe/8">8</a>\n\n`;
+        return `${from(1)}From: a@example.org\nContent-Type: text/html\nContent-Length: 7\n\n${body}${from(2)}${msg(2)}`;
+      })(),
+      messages: 3,
+      note: 'a Content-Length that does not land on a From_ line is not honoured: the From_ line after the empty line splits',
+    },
   ];
   it.each(cases)('$name: $messages messages ($note)', async ({ mbox, messages }) => {
     const input = Buffer.from(mbox, 'utf8');

@@ -10,7 +10,7 @@ import type { Compat32, Deliberate } from './harness.ts';
 export const DELIBERATE: readonly Deliberate[] = [
   {
     ids: /^deep-nesting\/multipart-40(@|$)/,
-    checks: ['d'],
+    checks: ['b', 'd'],
     withWarning: FAMILY.depth,
     why: 'parts nested deeper than maxMimeDepth (32) pass through unchanged; Python reads any depth',
   },

@@ -161,7 +161,7 @@ export function generateCases(seed: number): MutationCase[] {
   }
 
   // Header block not ended by an empty line: the next delimiter arrives (the part is headers only) …
-  add('no-blank-then-delimiter', 'mixed-plain', sub(mixed, /(Content-Type: text\/plain; charset=utf-8\n)\n[^]*?(--B1\n)/, '$1$2'), FAMILY.separator, 'a text/plain part\'s headers run into the next delimiter');
+  add('no-blank-then-delimiter', 'mixed-plain', sub(mixed, /(Content-Type: text\/plain; charset=utf-8\n)\n[^]*?(--B1\n)/, '$1$2'), null, 'a text/plain part\'s headers run into the next delimiter: a part of headers only (RFC 2046 §5.1.1: the CRLF and body are optional), no defect');
   add('no-blank-then-delimiter', 'related-alt', sub(related, 'boundary="A1"\n\n--A1', 'boundary="A1"\n--A1'), FAMILY.separator, 'RFC 2557 9.6 shape: a nested multipart\'s headers run into its own first delimiter');
   // … or a body line that cannot be a header.
   add('no-blank-then-body', 'mixed-html', sub(mixed, 'Content-Transfer-Encoding: 7bit\n\n<html>', 'Content-Transfer-Encoding: 7bit\n<html>'), FAMILY.separator, 'text/html headers run into the body (no empty line)');

@@ -1,0 +1,238 @@
+/**
+ * One MIME header block, read as Python's `email` (policy default) reads it: the fields (RFC 5322 §2.2, unfolded),
+ * the content type with its defaults (RFC 2045 §5.2, RFC 2046 §5.1.5), the boundary, charset and transfer
+ * encoding, and the base-giving values (Content-Base, Content-Location) decoded once. Parameters (RFC 2231
+ * continuations and charsets) and RFC 2047 encoded words are libmime's; comments are removed here first.
+ */
+import { isUtf8 as bufferIsUtf8 } from 'node:buffer';
+import libmime from 'libmime';
+
+/** One header field: its name, its value (unfolded, as text) and where its bytes are in the block. */
+export interface HeaderField {
+  readonly name: string;
+  /** Lower-cased name, for lookups. */
+  readonly key: string;
+  /** Start of the value within the block (after the colon), and end of the field (after its last line ending). */
+  readonly valueStart: number;
+  readonly end: number;
+}
+
+/** A parsed header block. `bytes` is the block exactly as it came (the empty line that ended it included). */
+export interface HeaderBlock {
+  readonly bytes: Buffer;
+  readonly fields: readonly HeaderField[];
+}
+
+/**
+ * Python's header pattern (`email.feedparser.headerRE`): a line is a header line when it starts with "From ",
+ * with a run of printable non-colon characters and then a colon, or with a space or tab (a continuation).
+ */
+export function isHeaderLine(data: Buffer, start: number, end: number): boolean {
+  if (end <= start) return false;
+  const first = data[start]!;
+  if (first === 0x20 || first === 0x09) return true;
+  if (end - start >= 5 && first === 0x46 && data[start + 1] === 0x72 && data[start + 2] === 0x6f && data[start + 3] === 0x6d && data[start + 4] === 0x20) return true;
+  for (let i = start; i < end; i++) {
+    const c = data[i]!;
+    if (c === 0x3a) return true;
+    if (c < 0x21 || c > 0x7e) return false;
+  }
+  return false;
+}
+
+/** The fields of a header block (continuation lines belong to the field before; a leading one is ignored). */
+export function parseFields(bytes: Buffer): HeaderField[] {
+  const fields: HeaderField[] = [];
+  let current: { name: string; valueStart: number } | null = null;
+  let fieldEnd = 0;
+  let i = 0;
+  const close = (): void => {
+    if (current !== null) fields.push({ name: current.name, key: current.name.toLowerCase(), valueStart: current.valueStart, end: fieldEnd });
+    current = null;
+  };
+  while (i < bytes.length) {
+    const end = lineEnd(bytes, i);
+    const first = bytes[i]!;
+    if (first === 0x20 || first === 0x09) {
+      if (current !== null) fieldEnd = end;
+    } else {
+      close();
+      const colon = bytes.indexOf(0x3a, i);
+      // "From " lines (a Unix From_ line, RFC 4155) and lines with no name are not fields.
+      if (colon > i && colon < end && !bytes.subarray(i, Math.min(i + 5, end)).equals(FROM_SPACE)) {
+        current = { name: bytes.toString('latin1', i, colon), valueStart: colon + 1 };
+        fieldEnd = end;
+      }
+    }
+    i = end;
+  }
+  close();
+  return fields;
+}
+
+const FROM_SPACE = Buffer.from('From ');
+
+/** The index after the line ending of the line starting at `i` (CRLF, LF or a bare CR), or the end of `data`. */
+export function lineEnd(data: Buffer, i: number): number {
+  const lf = data.indexOf(0x0a, i);
+  const cr = data.indexOf(0x0d, i);
+  if (cr !== -1 && (lf === -1 || cr < lf)) return cr + 1 < data.length && data[cr + 1] === 0x0a ? cr + 2 : cr + 1;
+  return lf === -1 ? data.length : lf + 1;
+}
+
+/**
+ * A field's value as text: unfolded (line endings removed, RFC 5322 §2.2.3), surrounding whitespace removed.
+ * Bytes are read as UTF-8 when they are valid UTF-8 (RFC 6532), else as Latin-1, so that every byte is kept.
+ */
+export function fieldValue(block: HeaderBlock, field: HeaderField): string {
+  const raw = block.bytes.subarray(field.valueStart, field.end);
+  const text = isUtf8(raw) ? raw.toString('utf8') : raw.toString('latin1');
+  return text.replace(/\r\n|\r|\n/g, '').replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
+function isUtf8(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return bufferIsUtf8(bytes);
+  return true;
+}
+
+/** The first field named `key` (lower case), as Python's `Message.get` finds it. */
+export function firstField(block: HeaderBlock, key: string): HeaderField | undefined {
+  return block.fields.find((f) => f.key === key);
+}
+
+export function firstValue(block: HeaderBlock, key: string): string | undefined {
+  const f = firstField(block, key);
+  return f === undefined ? undefined : fieldValue(block, f);
+}
+
+/** RFC 822 comments removed from a structured value, outside quoted strings (RFC 5322 §3.2.2). */
+export function removeComments(value: string): string {
+  if (!value.includes('(')) return value;
+  let out = '';
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (c === '\\' && i + 1 < value.length) {
+      if (depth === 0) out += c + value[i + 1];
+      i++;
+      continue;
+    }
+    if (quoted) {
+      if (c === '"') quoted = false;
+      out += c;
+    } else if (c === '(') depth++;
+    else if (c === ')' && depth > 0) depth--;
+    else if (depth === 0) {
+      if (c === '"') quoted = true;
+      out += c;
+    }
+  }
+  return out;
+}
+
+/**
+ * Parameters (";" then name=value, ...) normalized for libmime, which decodes RFC 2231: empty ones (";;")
+ * skipped, a quoted value up to its closing quote, an unquoted value up to whitespace or ";" (what follows, a
+ * comment, is dropped, as Python's policy default drops it). An unquoted value with a tspecial in it
+ * (`boundary=----=_NextPart_0`, RFC 2045 §5.1 wants it quoted) is kept whole, as Python's compat32, mailsplit
+ * and the producers read it (policy default would cut it at the "="): `malformed` lists such parameter names.
+ */
+function tokenParams(text: string, malformed: string[]): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] !== ';') {
+      i++;
+      continue;
+    }
+    i++;
+    const eq = text.indexOf('=', i);
+    const semi = text.indexOf(';', i);
+    if (eq === -1 || (semi !== -1 && semi < eq)) continue;
+    const name = text.slice(i, eq).trim();
+    let j = eq + 1;
+    while (j < text.length && (text[j] === ' ' || text[j] === '\t')) j++;
+    let value: string;
+    if (text[j] === '"') {
+      let k = j + 1;
+      while (k < text.length && text[k] !== '"') k += text[k] === '\\' ? 2 : 1;
+      value = text.slice(j, k + 1);
+      j = k + 1;
+    } else {
+      let k = j;
+      while (k < text.length && text[k] !== ';' && text[k] !== ' ' && text[k] !== '\t') k++;
+      value = text.slice(j, k);
+      if ([...value].some((c) => TSPECIAL.has(c))) {
+        malformed.push(name.toLowerCase());
+        value = `"${value.replace(/["\\]/g, '\\$&')}"`;
+      }
+      j = k;
+    }
+    if (name !== '') out += `; ${name}=${value}`;
+    const next = text.indexOf(';', j);
+    i = next === -1 ? text.length : next;
+    // A ";" inside a quoted value was passed over with it.
+  }
+  return out;
+}
+
+const TSPECIAL = new Set([...'()<>@,;:\\"/[]?=']);
+
+/** What an entity's headers say about its structure. */
+export interface EntityType {
+  /** The media type, lower case; the default when there is none or it is not `type/subtype` (Python's rule). */
+  readonly contentType: string;
+  /** The `boundary` parameter of a multipart (null: none; a multipart without one is read as a leaf). */
+  readonly boundary: string | null;
+  readonly charset: string | undefined;
+  /** Content-Transfer-Encoding, lower case (undefined: none). */
+  readonly transferEncoding: string | undefined;
+  /** A Content-Type was there but not one `type/subtype` (so text/plain). */
+  readonly invalidContentType?: boolean;
+  /** The boundary parameter was an unquoted value with a tspecial in it (read whole). */
+  readonly malformedBoundary?: boolean;
+}
+
+/**
+ * The entity's type as Python's `Message.get_content_type` gives it: the first Content-Type field's value up to
+ * ";", lower case; with no field the default (text/plain, RFC 2045 §5.2, or message/rfc822 in a multipart/digest,
+ * RFC 2046 §5.1.5); a value that is not one "type/subtype" is text/plain. Never guessed from a file name.
+ */
+export function entityType(block: HeaderBlock, defaultType: string): EntityType {
+  const raw = firstValue(block, 'content-type');
+  const cte = firstValue(block, 'content-transfer-encoding');
+  const transferEncoding = cte === undefined ? undefined : removeComments(cte).trim().toLowerCase();
+  if (raw === undefined) return { contentType: defaultType, boundary: null, charset: undefined, transferEncoding };
+  const semi = raw.indexOf(';');
+  let contentType = (semi === -1 ? raw : raw.slice(0, semi)).trim().toLowerCase();
+  const invalidContentType = contentType.split('/').length !== 2;
+  if (invalidContentType) contentType = 'text/plain';
+  let params: Record<string, string> = {};
+  const malformed: string[] = [];
+  if (semi !== -1) {
+    try {
+      params = libmime.parseHeaderValue(`x${tokenParams(removeComments(raw.slice(semi)), malformed)}`).params;
+    } catch {
+      params = {};
+    }
+  }
+  const boundary = params['boundary'] === undefined ? null : params['boundary'].replace(/[ \t\r\n]+$/, '');
+  const charset = params['charset'] === undefined || params['charset'] === '' ? undefined : params['charset'].trim();
+  return { contentType, boundary, charset, transferEncoding, invalidContentType, malformedBoundary: malformed.includes('boundary') };
+}
+
+/**
+ * A Content-Base / Content-Location value decoded once (RFC 2557 §4.4.1, §8.2(b)): RFC 2047 encoded words
+ * decoded (libmime), raw UTF-8 read as UTF-8 (RFC 6532). Undefined when the field is absent.
+ */
+export function decodedUrlHeader(block: HeaderBlock, key: string): string | undefined {
+  const v = firstValue(block, key);
+  if (v === undefined) return undefined;
+  if (!v.includes('=?')) return v;
+  try {
+    return libmime.decodeWords(v);
+  } catch {
+    return v;
+  }
+}
