@@ -14,7 +14,8 @@ export class RewritePool {
   private readonly workers: Worker[] = [];
   private readonly waiting = new Map<number, { resolve: (r: JobResult) => void; reject: (e: unknown) => void }>();
   private seq = 0;
-  private next = 0;
+  /** Jobs in flight on each worker: a job goes to the least busy. */
+  private readonly busy: number[] = [];
 
   private readonly size: number;
 
@@ -27,7 +28,9 @@ export class RewritePool {
     const script = workerScript();
     for (let i = 0; i < this.size; i++) {
       const w = new Worker(script);
+      const index = i;
       w.on('message', (m: { seq: number; result?: JobResult; error?: { message: string; code?: string } }) => {
+        this.busy[index]!--;
         const entry = this.waiting.get(m.seq);
         if (entry === undefined) return;
         this.waiting.delete(m.seq);
@@ -39,16 +42,21 @@ export class RewritePool {
         this.waiting.clear();
       });
       this.workers.push(w);
+      this.busy.push(0);
     }
   }
 
   run(job: RewriteJob): Promise<JobResult> {
     if (this.workers.length === 0) this.start();
     const seq = this.seq++;
-    const worker = this.workers[this.next++ % this.workers.length]!;
+    let index = 0;
+    for (let i = 1; i < this.busy.length; i++) if (this.busy[i]! < this.busy[index]!) index = i;
+    this.busy[index]!++;
+    // The block is moved, not cloned: a copy of its own (a view's whole underlying buffer would be cloned).
+    const block = new Uint8Array(job.block);
     return new Promise((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
-      worker.postMessage({ seq, job });
+      this.workers[index]!.postMessage({ seq, job: { ...job, block } }, [block.buffer]);
     });
   }
 

@@ -31,6 +31,8 @@ export interface JobOptions {
   readonly lazyLoad: boolean;
   readonly limits: Limits | undefined;
   readonly maxRecordBytes: number;
+  /** Whether the result carries the reference records (a link report is written); counts are always made. */
+  readonly references: boolean;
 }
 
 export interface RewriteJob {
@@ -116,6 +118,7 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   }
 
   const references: JobResult['references'] = [];
+  const counts: Counts = { rewritten: 0, unchanged: 0, unresolvable: 0 };
   let base: BaseDecision | null = null;
   const document: FetchedDocument = {
     url: targetUri ?? '',
@@ -138,19 +141,19 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     fallback: options.fallback,
     honourHttpContentLocation: options.honourHttpContentLocation,
     // MIME rewriters pass the part's section path as a second argument.
-    onReference: ((r: ReferenceRecord, part?: string) => references.push({ reference: r, part: part ?? null })) as (r: ReferenceRecord) => void,
+    onReference: ((r: ReferenceRecord, part?: string) => {
+      if (r.changed) counts.rewritten++;
+      else if (r.resolved === null) counts.unresolvable++;
+      else counts.unchanged++;
+      // Kept only for a report: thousands of small objects a page are costly to send back from a worker.
+      if (options.references) references.push({ reference: r, part: part ?? null });
+    }) as (r: ReferenceRecord) => void,
     onWarning: (w: HtmlWarning) => warnings.push({ code: w.code, message: `${targetUri ?? ''}: ${w.message}`, line: w.line, column: w.column }),
     onBase: (d) => {
       base = d;
     },
   });
   const output = await transformWhole(rewriter.transform!, decoded);
-  const counts: Counts = { rewritten: 0, unchanged: 0, unresolvable: 0 };
-  for (const { reference: r } of references) {
-    if (r.changed) counts.rewritten++;
-    else if (r.resolved === null) counts.unresolvable++;
-    else counts.unchanged++;
-  }
   if (counts.rewritten === 0) return copied(`nothing to rewrite (${job.kind})`, counts, references);
 
   const payloadDigest = field(job.fields, 'WARC-Payload-Digest');

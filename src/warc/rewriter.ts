@@ -283,6 +283,7 @@ class RecordRewriter {
       lazyLoad: options.lazyLoad === true,
       limits: options.limits,
       maxRecordBytes: limits.maxWarcRecordBytes,
+      references: options.onLink !== undefined,
     };
   }
 

@@ -3,7 +3,7 @@
  * as every WARC tool writes them; one gzip member per record when the input was compressed (WARC 1.1 Annex D).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { constants, gzipSync } from 'node:zlib';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -44,9 +44,12 @@ export function serializeRecord(version: string, fields: ReadonlyArray<readonly 
   return Buffer.concat([Buffer.from(head, 'utf8'), block, Buffer.from('\r\n\r\n')]);
 }
 
-/** One gzip member per record, as the input had them (level 6, zlib's default). */
+/**
+ * One gzip member per record, as the input had them. Written at zlib level 1 (`Z_BEST_SPEED`): about twice as
+ * fast as the default level 6 on HTML for members about 13% larger; copied members keep their bytes anyway.
+ */
 export function encodeUnit(bytes: Buffer, compressed: boolean): Buffer {
-  return compressed ? gzipSync(bytes) : bytes;
+  return compressed ? gzipSync(bytes, { level: constants.Z_BEST_SPEED }) : bytes;
 }
 
 /** `application/warc-fields` (WARC 1.1 §6.1): one `name: value` line each. */
