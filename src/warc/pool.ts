@@ -46,11 +46,20 @@ export class RewritePool {
     }
   }
 
-  run(job: RewriteJob): Promise<JobResult> {
+  /**
+   * Runs the job on the least busy worker, or returns null when every worker already has a job waiting behind
+   * the one it runs: then the caller's thread, which would only wait, does the job itself.
+   */
+  tryRun(job: RewriteJob): Promise<JobResult> | null {
     if (this.workers.length === 0) this.start();
-    const seq = this.seq++;
     let index = 0;
     for (let i = 1; i < this.busy.length; i++) if (this.busy[i]! < this.busy[index]!) index = i;
+    if (this.busy[index]! >= 2) return null;
+    return this.post(index, job);
+  }
+
+  private post(index: number, job: RewriteJob): Promise<JobResult> {
+    const seq = this.seq++;
     this.busy[index]!++;
     // The block is moved, not cloned: a copy of its own (a view's whole underlying buffer would be cloned).
     const block = new Uint8Array(job.block);

@@ -188,8 +188,11 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
   const threads = options.threads ?? 0;
   const pool = threads > 0 ? new RewritePool(threads) : null;
   const session = new RecordRewriter(options, summary, limits, pool);
-  // Units read ahead while rewrites run: a few per thread, and a bound on their bytes.
-  const window = pool === null ? 1 : 4 * threads;
+  // Units read ahead while rewrites run: rewrite jobs a few per thread (most units are copies that need no
+  // thread: requests, images, revisits), a bound on the units, and one on their bytes.
+  const jobWindow = pool === null ? 1 : 3 * (threads + 1);
+  const window = pool === null ? 1 : 16 * (threads + 1);
+  let pendingJobs = 0;
   const pending: PendingUnit[] = [];
   let pendingBytes = 0;
   let first = true;
@@ -218,6 +221,7 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
   const flushOne = async function* (): AsyncGenerator<Buffer> {
     const p = pending.shift()!;
     pendingBytes -= p.unit.raw.length;
+    pendingJobs -= p.prepared.filter((x) => x.kind === 'job').length;
     const outcomes: Array<RecordOutcome | null> = [];
     for (const item of p.prepared) outcomes.push(await session.commit(item, p.unit.offset));
     yield* finish(p, outcomes);
@@ -242,7 +246,8 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
       });
       pending.push({ unit, prepared });
       pendingBytes += unit.raw.length;
-      while (pending.length > 0 && (pending.length >= window || pendingBytes > limits.maxWarcRecordBytes || pending[0]!.prepared.every((x) => x.kind !== 'job' || x.done))) {
+      pendingJobs += prepared.filter((x) => x.kind === 'job').length;
+      while (pending.length > 0 && (pending.length >= window || pendingJobs >= jobWindow || pendingBytes > limits.maxWarcRecordBytes || pending[0]!.prepared.every((x) => x.kind !== 'job' || x.done))) {
         yield* flushOne();
       }
     }
@@ -377,7 +382,7 @@ class RecordRewriter {
       compressed,
       options: this.jobOptions,
     };
-    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool === null ? runRewriteJob(job) : this.pool.run(job), done: false };
+    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool?.tryRun(job) ?? runRewriteJob(job), done: false };
     prepared.result.then(
       () => (prepared.done = true),
       () => (prepared.done = true),
