@@ -167,7 +167,7 @@ interface RecordOutcome {
 /** One item of a unit, classified; a rewrite job may still be running. */
 type Prepared =
   | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string }
-  | { readonly kind: 'copy'; readonly context: WarcLineContext; readonly type: string | null; readonly reason: string; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly revisit: WarcHeader | null }
+  | { readonly kind: 'copy'; readonly context: WarcLineContext; readonly type: string | null; readonly reason: string; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly revisit: WarcHeader | null; readonly redirects?: readonly string[]; readonly warning?: WarcWarning }
   | { readonly kind: 'job'; readonly context: WarcLineContext; readonly type: string | null; readonly status: number; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; done: boolean };
 
 interface PendingUnit {
@@ -329,8 +329,9 @@ class RecordRewriter {
   /** A record too large to hold (`maxWarcRecordBytes`): copied through as it comes. */
   oversize(header: WarcHeader, offset: number, length: number): Prepared {
     const context: WarcLineContext = { document: this.document, warcRecordId: field(header, 'WARC-Record-ID') ?? null, warcOffset: offset, targetUri: stripAngles(field(header, 'WARC-Target-URI')), warcDate: field(header, 'WARC-Date') ?? null };
-    this.warn({ code: 'warc-record-not-rewritten', message: `a record of ${length} bytes, more than maxWarcRecordBytes (${this.limits.maxWarcRecordBytes}): copied through as it is`, offset, warcRecordId: context.warcRecordId ?? undefined });
-    return { kind: 'copy', context, type: field(header, 'WARC-Type') ?? null, reason: `larger than maxWarcRecordBytes (${length} bytes): copied`, status: null, contentType: null, replacement: null, revisit: null };
+    // Warned in commit, in input order.
+    const warning: WarcWarning = { code: 'warc-record-not-rewritten', message: `a record of ${length} bytes, more than maxWarcRecordBytes (${this.limits.maxWarcRecordBytes}): copied through as it is`, offset, warcRecordId: context.warcRecordId ?? undefined };
+    return { kind: 'copy', context, type: field(header, 'WARC-Type') ?? null, reason: `larger than maxWarcRecordBytes (${length} bytes): copied`, status: null, contentType: null, replacement: null, revisit: null, warning };
   }
 
   /** Classifies a record in input order; a response to rewrite starts its job (inline or on a worker). */
@@ -350,7 +351,7 @@ class RecordRewriter {
     const targetUri = stripAngles(field(header, 'WARC-Target-URI'));
     const date = field(header, 'WARC-Date') ?? null;
     const context: WarcLineContext = { document: this.document, warcRecordId: id, warcOffset: offset, targetUri, warcDate: date };
-    const copy = (reason: string, status: number | null = null, contentType: string | null = null, revisit: WarcHeader | null = null): Prepared => ({ kind: 'copy', context, type, reason, status, contentType, replacement, revisit });
+    const copy = (reason: string, status: number | null = null, contentType: string | null = null, revisit: WarcHeader | null = null, redirects: readonly string[] = []): Prepared => ({ kind: 'copy', context, type, reason, status, contentType, replacement, revisit, redirects });
 
     if (type === 'revisit') return copy('revisit: copied', null, null, header);
     if (type !== 'response') return copy(`${type ?? 'untyped'} record: copied`);
@@ -361,8 +362,8 @@ class RecordRewriter {
     if (head === null) return copy('the block does not start with an HTTP response head: copied');
     const contentTypeRaw = lastHeader(head, 'Content-Type') ?? null;
     if (head.status >= 300 && head.status < 400) {
-      for (const location of headerValues(head, 'Location')) this.redirectLine(context, head.status, location);
-      return copy(`HTTP ${head.status}: copied`, head.status, contentTypeRaw);
+      // The redirect lines come out with the record's, in input order (commit).
+      return copy(`HTTP ${head.status}: copied`, head.status, contentTypeRaw, null, headerValues(head, 'Location'));
     }
     if (head.status < 200 || head.status >= 300) return copy(`HTTP ${head.status}: copied`, head.status, contentTypeRaw);
     const contentType = parseContentType(contentTypeRaw);
@@ -401,6 +402,8 @@ class RecordRewriter {
     if (p.kind === 'copy') {
       const revisitOf = p.revisit === null ? undefined : this.isRevisitOfRewritten(p.revisit);
       const reason = revisitOf === true ? 'revisit of a rewritten record: copied (its original now reads as rewritten)' : p.reason;
+      if (p.warning !== undefined) this.warn(p.warning);
+      for (const location of p.redirects ?? []) this.redirectLine(p.context, p.status!, location);
       this.recordLine(p.context, p.type, p.status, p.contentType, 'copied', reason, ZERO, null, revisitOf);
       return { replacement: p.replacement, after: [] };
     }
