@@ -46,15 +46,11 @@ export class RewritePool {
     }
   }
 
-  /**
-   * Runs the job on the least busy worker, or returns null when every worker already has a job waiting behind
-   * the one it runs: then the caller's thread, which would only wait, does the job itself.
-   */
-  tryRun(job: RewriteJob): Promise<JobResult> | null {
+  /** Runs the job on the least busy worker. */
+  run(job: RewriteJob): Promise<JobResult> {
     if (this.workers.length === 0) this.start();
     let index = 0;
     for (let i = 1; i < this.busy.length; i++) if (this.busy[i]! < this.busy[index]!) index = i;
-    if (this.busy[index]! >= 2) return null;
     return this.post(index, job);
   }
 

@@ -383,7 +383,7 @@ class RecordRewriter {
       compressed,
       options: this.jobOptions,
     };
-    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool?.tryRun(job) ?? runRewriteJob(job), done: false };
+    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool === null ? runRewriteJob(job) : this.pool.run(job), done: false };
     prepared.result.then(
       () => (prepared.done = true),
       () => (prepared.done = true),
