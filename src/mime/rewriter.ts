@@ -133,12 +133,13 @@ export class MimePartRewriter implements ScanHandler {
 
     if (entity.type.contentType === 'message/delivery-status') this.status = { entity, chunks: [], size: 0 };
     const kind = entity.kind === 'leaf' ? KINDS[entity.type.contentType] : undefined;
-    if (kind === undefined) {
+    // A header value that is not a URL (the HTML rewriter says so itself for the HTML parts it reads).
+    if (kind !== 'html') {
       for (const ignored of base.ignored) {
         if (ignored.byRule !== true) this.warn({ code: 'invalid-base-layer', message: `${ignored.source} ${JSON.stringify(ignored.raw)} not used: ${ignored.reason}`, detail: ignored.raw }, entity.path);
       }
-      return;
     }
+    if (kind === undefined) return;
     if (entity.depth > this.limits.maxMimeDepth) {
       this.warn({ code: 'mime-depth-limit', message: `part ${entity.path} is nested deeper than ${this.limits.maxMimeDepth} (maxMimeDepth): passed through unchanged` }, entity.path);
       return;

@@ -129,6 +129,12 @@ describe('base-giving header values, decoded once', () => {
     expect(r.refs).toEqual(['1 http://h.example/caf%C3%A9/x.html']);
   });
 
+  it('a value that is not a URL is a warning, for a CSS part and a multipart too', async () => {
+    const r = await run('Content-Type: multipart/related; boundary=B\nContent-Location: http://[bad\n\n--B\nContent-Type: text/css\nContent-Location: http://[worse\n\na { background: url(x.png) }\n--B--\n');
+    expect(r.codes.filter((c) => c === 'invalid-base-layer')).toHaveLength(2);
+    expect(r.refs).toEqual(['1 http://b.example/d/x.png']);
+  });
+
   it('a 0xA0 byte is part of the value, not whitespace to strip', async () => {
     const r = await run(Buffer.concat([Buffer.from('Content-Type: text/html\nContent-Location: http://h.example/a'), Buffer.from([0xa0]), Buffer.from('/\n\n<a href="x.html">x</a>\n')]), {});
     expect(r.refs).toEqual(['1 http://h.example/a%C2%A0/x.html']);
