@@ -7,8 +7,9 @@
  * elements). parse5-sax-parser's "parser feedback simulator" (a namespace stack of its own, which this file
  * kept before) drifts from it there, and from then on raw text was read as markup (issue 11). So the real tree
  * builder runs, over a tree adapter that keeps no tree (`StackBuilder`).
- * Measured on the 258 real pages of htmlparser-benchmark (CPU time of the whole rewriter, best of 5, three
- * alternating runs on a loaded 2-core VM): 0.80–0.91 s with the simulator, 0.84–1.06 s with the tree builder.
+ * Cost, on the 258 real pages of htmlparser-benchmark (CPU time of the whole rewriter, best of 5 passes, three
+ * alternating processes on a shared 2-core VM): 0.67–0.71 s with the simulator, 0.76–0.88 s with the tree
+ * builder (+13% at the medians); `npm run bench` gave 1.09× the SAX floor after, 1.01× before (noisy machine).
  * NOTE: not parse5-sax-parser's SAXParser: it builds a text event object per text run, which costs more than
  * half the throughput of a rewriter that ignores text.
  */
