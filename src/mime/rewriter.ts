@@ -177,8 +177,8 @@ export class MimePartRewriter implements ScanHandler {
       this.held = null;
       return;
     }
-    if (held.size > this.limits.maxMimePartBytes) {
-      this.warn({ code: 'mime-part-too-large', message: `part ${held.entity.path} is larger than ${this.limits.maxMimePartBytes} bytes: passed through unchanged` }, held.entity.path);
+    if (held.size > Math.max(this.limits.maxMimePartBytes, this.limits.maxMimeBase64PartBytes)) {
+      this.warn({ code: 'mime-part-too-large', message: `part ${held.entity.path} is a base64 part larger than ${this.limits.maxMimeBase64PartBytes} bytes (maxMimeBase64PartBytes): passed through unchanged` }, held.entity.path);
       for (const c of held.chunks) this.queue.push(c);
       this.queue.push(data);
       this.held = null;

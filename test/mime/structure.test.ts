@@ -156,9 +156,20 @@ describe('parts too large to hold are rewritten in pieces', () => {
     }
   });
 
-  it('base64 over maxMimePartBytes passes through with a warning', async () => {
+  it('base64 over maxMimePartBytes is still held and rewritten up to maxMimeBase64PartBytes', async () => {
     const input = `Content-Type: text/html\nContent-Transfer-Encoding: base64\n\n${Buffer.from('<a href="x.html">x</a>'.repeat(100)).toString('base64')}\n`;
     const r = await run(input, { fallback: 'http://b.example/d/', limits: resolveLimits({ maxMimePartBytes: 1000 }) });
+    expect(r.codes).toEqual([]);
+    expect(r.refs).toHaveLength(100);
+    const body = input.slice(input.indexOf('\n\n') + 2);
+    const decoded = Buffer.from(r.output.slice(r.output.indexOf('\n\n') + 2), 'base64').toString();
+    expect(decoded).toBe('<a href="http://b.example/d/x.html">x</a>'.repeat(100));
+    expect(body.length).toBeGreaterThan(1000);
+  });
+
+  it('base64 over maxMimeBase64PartBytes passes through with a warning', async () => {
+    const input = `Content-Type: text/html\nContent-Transfer-Encoding: base64\n\n${Buffer.from('<a href="x.html">x</a>'.repeat(100)).toString('base64')}\n`;
+    const r = await run(input, { fallback: 'http://b.example/d/', limits: resolveLimits({ maxMimePartBytes: 1000, maxMimeBase64PartBytes: 2000 }) });
     expect(r.codes).toEqual(['mime-part-too-large']);
     expect(r.output).toBe(input);
   });
