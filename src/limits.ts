@@ -44,10 +44,18 @@ export interface Limits {
    * Bytes of one MIME body part (`text/html`, `text/css` parts of mail, MHTML and mbox) held whole to be
    * decoded, rewritten and encoded again. A larger part is rewritten in pieces as it comes (quoted-printable,
    * 7bit, 8bit, binary: `src/mime/streamed-part.ts`), or, in base64, passes through unchanged
-   * (`mime-part-too-large`). Cost: a held part takes several times its size while it is rewritten.
+   * (`mime-part-too-large`) once it is over `maxMimeBase64PartBytes`. Cost: a held part takes several times its
+   * size while it is rewritten.
    * @default 1048576 (1 MiB)
    */
   readonly maxMimePartBytes: number;
+  /**
+   * Bytes of one base64 `text/html` or `text/css` part held whole (base64 parts are not rewritten in pieces).
+   * A larger one passes through unchanged (`mime-part-too-large`).
+   * Threat: a huge base64 part held in memory; cost: several times this while it is rewritten.
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxMimeBase64PartBytes: number;
   /**
    * Bytes of one MIME header block. Past it the rest of the message, from that header block on, passes through
    * unchanged (`mime-structure-error`); in an mbox, the next message is read as usual.
@@ -89,6 +97,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxOpenElements: 1 << 16,
   maxSrcdocDepth: 8,
   maxMimePartBytes: 1 << 20,
+  maxMimeBase64PartBytes: 1 << 26,
   maxMimeHeaderBytes: 1 << 20,
   maxMimeDepth: 32,
   maxMimeStructureDepth: 256,

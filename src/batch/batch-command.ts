@@ -26,13 +26,12 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { AbsError } from '../errors.ts';
 import { outputFileName } from '../http/output-name.ts';
-import { DEFAULT_HTTP_LIMITS } from '../limits.ts';
 import { liveTemporaryFiles } from '../cli/atomic-file.ts';
 import type { CliIo } from '../cli/io.ts';
 import { report } from '../cli/io.ts';
 import { createProgress } from '../cli/progress.ts';
 import { settingsOf } from '../cli/absolutize-command.ts';
-import { createUrlJobRunner, hostKey } from '../cli/fetch-command.ts';
+import { HTTP_HELP, HTTP_OPTIONS, createUrlJobRunner, hostKey, httpLimitsOf } from '../cli/fetch-command.ts';
 import { parseCommandLine, validateEncodingLabel } from '../cli/options.ts';
 import type { FileJob, JobResult } from './job.ts';
 import { inputLines, readLines } from './lines.ts';
@@ -48,7 +47,7 @@ export const EX_DATAERR = 65;
 export const EX_IOERR = 74;
 export const EX_TEMPFAIL = 75;
 
-export const BATCH_HELP = `Usage: absolutize batch MANIFEST -o OUTDIR [options]
+export const BATCH_HELP: string = `Usage: absolutize batch MANIFEST -o OUTDIR [options]
        absolutize batch-report OUTDIR
 
 Rewrites every input a manifest names (one a line: a path relative to the manifest's directory or absolute,
@@ -65,6 +64,8 @@ Options (and every rewrite option of absolutize: --base, --type, --resolver, --c
   --links               write OUTPUT.links.jsonl next to each output
   --jobs N              files rewritten at once (default: the cores Node may use)
 
+URL lines are retrieved under the HTTP options of absolutize URL...:
+${HTTP_HELP}
 Exit status (sysexits): 0 all done or skipped, 65 an input failed, 74 an output could not be written,
 75 a transient failure (network, storage): retry, 64 usage.
 `;
@@ -172,6 +173,7 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
       fragments: { type: 'boolean', default: false },
       'lazy-load': { type: 'boolean', default: false },
       'content-location': { type: 'boolean', default: false },
+      ...HTTP_OPTIONS,
     },
   );
   if (values.help) {
@@ -187,6 +189,8 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
   const type = parseTypeOption(values.type);
   const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
   const settings = settingsOf({ ...values, url: undefined }, charset);
+  // URL lines are retrieved under the same HTTP options as \`absolutize URL...\` (checked before anything runs).
+  const httpLimits = httpLimitsOf(values);
   const outDir = resolvePath(values.output);
   const fromStdin = manifestArg === '-';
   const manifestDir = fromStdin ? process.cwd() : dirname(resolvePath(manifestArg));
@@ -248,7 +252,7 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
       if (index % shard.count !== shard.index) continue;
       const o = outputOf(text, manifestDir, outDir);
       const temp = (suffix: string): string => join(tmpDir, `${index}.${randomBytes(8).toString('hex')}${suffix}`);
-      if (o.url !== null) fetcher ??= createUrlJobRunner(io, progress, settings, charset, values.links);
+      if (o.url !== null) fetcher ??= createUrlJobRunner(io, progress, settings, charset, values.links, { limits: httpLimits, values });
       byId.set(index, { input: text, output: o.output });
       yield {
         id: index,
@@ -269,9 +273,9 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
     summary = await runJobs(source(), {
       pool,
       progress,
-      concurrency: jobs + DEFAULT_HTTP_LIMITS.maxConcurrentRequests,
+      concurrency: jobs + httpLimits.maxConcurrentRequests,
       keyOf: (job) => (job.type === 'url' ? `url:${hostKey(job.input as string)}` : ''),
-      perKey: (key) => (key === '' ? jobs : DEFAULT_HTTP_LIMITS.maxConnectionsPerOrigin),
+      perKey: (key) => (key === '' ? jobs : httpLimits.maxConnectionsPerOrigin),
       runner: (job) => (job.type === 'url' ? fetcher!(job) : undefined),
       prepare: async (job) => {
         if (job.input === job.output) return { kind: 'input', code: 'ABS_ERR_USAGE', message: `${job.name}: its output would be the input itself` };

@@ -13,12 +13,12 @@ import { createDocumentRewriter, parseTypeOption, typeOfName } from '../batch/re
 import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { AbsError } from '../errors.ts';
 import { getResolver } from '../uri/index.ts';
-import { checkOutputPath, createAtomicFile } from './atomic-file.ts';
+import { checkOutputPath, commitOutputs, createAtomicFile } from './atomic-file.ts';
 import { explainEncoding } from './explain-encoding.ts';
 import { PrefixKeeper, printHint, typeHint } from './hints.ts';
 import { directoryCommand, isDirectory } from './directory-command.ts';
 import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
-import type { AtomicFile } from './atomic-file.ts';
+import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { parseCommandLine, parseResolverName, validateEncodingLabel } from './options.ts';
@@ -156,7 +156,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
 
   // Set up: links report, output, rewriter.
   const documentName = input;
-  let links: { write(line: string): void; close(): Promise<void>; abort(): Promise<void> } | null = null;
+  let links: LinkSink | null = null;
   if (values.links === '-') {
     links = { write: (l) => io.stdout.write(l), close: async () => {}, abort: async () => {} };
   } else if (values.links !== undefined) {
@@ -220,16 +220,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     }
     throw err;
   }
-  try {
-    await output?.commit();
-    await links?.close();
-  } catch (err) {
-    // The output was complete but could not take its place (a directory in the way, no permission to rename).
-    await output?.abort();
-    await links?.abort();
-    report(io, 'error', 'ABS_ERR_OUTPUT', (err as Error).message);
-    return EXIT_INPUT;
-  }
+  if (!(await commitOutputs(io, output, links))) return EXIT_INPUT;
   if (values.type === 'auto' && type === 'html') {
     const hint = typeHint(documentName, prefix.prefix, await rewritten());
     if (hint !== null) printHint(io, hint);

@@ -11,6 +11,8 @@ import type { Writable } from 'node:stream';
 import { joinPath, splitPath } from '../batch/paths.ts';
 import { AbsError } from '../errors.ts';
 import type { FsPath } from '../batch/paths.ts';
+import { report } from './io.ts';
+import type { CliIo } from './io.ts';
 
 export interface AtomicFile {
   readonly stream: Writable;
@@ -71,4 +73,28 @@ export async function checkOutputPath(path: string, what: string): Promise<void>
     throw new AbsError(`${what} ${path}: ${dir instanceof Error && dir.code !== 'ENOENT' ? dir.message : `the directory ${dirname(path)} does not exist`}`, 'ABS_ERR_OUTPUT');
   }
   if ((await stat(path).catch(() => null))?.isDirectory() === true) throw new AbsError(`${what} ${path}: is a directory`, 'ABS_ERR_OUTPUT');
+}
+
+/** What a single-input run writes beside its output: the link report, closed (put in place) or aborted. */
+export interface LinkSink {
+  write(line: string): void;
+  close(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/**
+ * Puts a finished run's output and link report in place. One that cannot take its place (a directory in the
+ * way, no permission to rename) is one ABS_ERR_OUTPUT line, and both are removed: false.
+ */
+export async function commitOutputs(io: CliIo, output: AtomicFile | null, links: LinkSink | null): Promise<boolean> {
+  try {
+    await output?.commit();
+    await links?.close();
+    return true;
+  } catch (err) {
+    await output?.abort();
+    await links?.abort();
+    report(io, 'error', 'ABS_ERR_OUTPUT', (err as Error).message);
+    return false;
+  }
 }

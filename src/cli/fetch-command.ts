@@ -44,9 +44,8 @@ import type { Progress } from './progress.ts';
 type StringOption = { readonly type: 'string' };
 type FlagOption = { readonly type: 'boolean'; readonly default: false };
 
-/** The options of URL retrieval, merged into the main command's. */
-export const FETCH_OPTIONS: {
-  readonly 'input-list': StringOption;
+/** The HTTP options of retrieval: the URL path's, and `absolutize batch`'s for a manifest's URL lines. */
+export const HTTP_OPTIONS: {
   readonly 'http-content-location': FlagOption;
   readonly 'keep-error-bodies': FlagOption;
   readonly 'refuse-private-addresses': FlagOption;
@@ -60,7 +59,6 @@ export const FETCH_OPTIONS: {
   readonly 'per-host': StringOption;
   readonly deadline: StringOption;
 } = {
-  'input-list': { type: 'string' },
   'http-content-location': { type: 'boolean', default: false },
   'keep-error-bodies': { type: 'boolean', default: false },
   'refuse-private-addresses': { type: 'boolean', default: false },
@@ -75,12 +73,15 @@ export const FETCH_OPTIONS: {
   deadline: { type: 'string' },
 } as const;
 
-export const FETCH_HELP: string = `
-Fetching URLs (INPUT is an http: or https: URL; several URLs, or --input-list, need -o DIR):
-  --input-list FILE       read URLs from FILE, one a line (blank lines and # comments skipped)
-  -o DIR                  with several URLs: one file per URL, named from its final URL
-  --http-content-location honour the response's Content-Location / Content-Base as a base
-  --keep-error-bodies     write the body of a 4xx/5xx response too (still reported, exit 1)
+/** The options of URL retrieval, merged into the main command's. */
+export const FETCH_OPTIONS: typeof HTTP_OPTIONS & { readonly 'input-list': StringOption } = {
+  'input-list': { type: 'string' },
+  ...HTTP_OPTIONS,
+} as const;
+
+/** The help of HTTP_OPTIONS. */
+export const HTTP_HELP: string = `  --http-content-location honour the response's Content-Location / Content-Base as a base
+  --keep-error-bodies     write the body of a 4xx/5xx response too (still reported as failed)
   --refuse-private-addresses  refuse loopback, private and link-local addresses
   --max-redirects N       redirects followed (default ${DEFAULT_HTTP_LIMITS.maxRedirects})
   --connect-timeout MS    connection timeout (default ${DEFAULT_HTTP_LIMITS.connectTimeoutMs})
@@ -93,19 +94,14 @@ Fetching URLs (INPUT is an http: or https: URL; several URLs, or --input-list, n
   --deadline MS           whole retrieval of one URL: redirects, headers and body (default none)
 `;
 
-/** The option values the URL path reads (the main command's parsed values). */
-export interface FetchCommandValues {
-  readonly url?: string | undefined;
-  readonly base?: string | undefined;
-  readonly output?: string | undefined;
-  readonly type?: string | undefined;
-  readonly charset?: string | undefined;
-  readonly links?: string | undefined;
-  readonly explain?: boolean | undefined;
-  readonly 'exact-base'?: boolean | undefined;
-  readonly fragments?: boolean | undefined;
-  readonly 'lazy-load'?: boolean | undefined;
-  readonly 'input-list'?: string | undefined;
+export const FETCH_HELP: string = `
+Fetching URLs (INPUT is an http: or https: URL; several URLs, or --input-list, need -o DIR):
+  --input-list FILE       read URLs from FILE, one a line (blank lines and # comments skipped)
+  -o DIR                  with several URLs: one file per URL, named from its final URL
+${HTTP_HELP}`;
+
+/** The values of HTTP_OPTIONS, as parsed. */
+export interface HttpOptionValues {
   readonly 'http-content-location'?: boolean | undefined;
   readonly 'keep-error-bodies'?: boolean | undefined;
   readonly 'refuse-private-addresses'?: boolean | undefined;
@@ -118,6 +114,36 @@ export interface FetchCommandValues {
   readonly concurrency?: string | undefined;
   readonly 'per-host'?: string | undefined;
   readonly deadline?: string | undefined;
+}
+
+/** The HTTP limits the options state (each unset one its default); an invalid value is a usage error. */
+export function httpLimitsOf(values: HttpOptionValues): HttpLimits {
+  return resolveHttpLimits({
+    maxRedirects: integerOption(values, 'max-redirects'),
+    connectTimeoutMs: integerOption(values, 'connect-timeout'),
+    headersTimeoutMs: integerOption(values, 'headers-timeout'),
+    bodyTimeoutMs: integerOption(values, 'body-timeout'),
+    maxBodyBytes: integerOption(values, 'max-body-size'),
+    maxDecompressedBytes: integerOption(values, 'max-decompressed-size'),
+    maxConcurrentRequests: integerOption(values, 'concurrency'),
+    maxConnectionsPerOrigin: integerOption(values, 'per-host'),
+    deadlineMs: integerOption(values, 'deadline'),
+  });
+}
+
+/** The option values the URL path reads (the main command's parsed values). */
+export interface FetchCommandValues extends HttpOptionValues {
+  readonly url?: string | undefined;
+  readonly base?: string | undefined;
+  readonly output?: string | undefined;
+  readonly type?: string | undefined;
+  readonly charset?: string | undefined;
+  readonly links?: string | undefined;
+  readonly explain?: boolean | undefined;
+  readonly 'exact-base'?: boolean | undefined;
+  readonly fragments?: boolean | undefined;
+  readonly 'lazy-load'?: boolean | undefined;
+  readonly 'input-list'?: string | undefined;
 }
 
 const URL_ARGUMENT = /^https?:\/\//i;
@@ -154,17 +180,7 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
   if (values.url !== undefined) throw new AbsError('--url states the retrieval URL of a file; a fetched URL is its own (its final URL after redirects)', 'ABS_ERR_USAGE');
   const type = values.type === undefined || values.type === 'auto' ? undefined : values.type;
   if (type !== undefined && type !== 'html' && type !== 'css') throw new AbsError(`--type must be html, css or auto, not ${JSON.stringify(type)}`, 'ABS_ERR_USAGE');
-  const limits = resolveHttpLimits({
-    maxRedirects: integerOption(values, 'max-redirects'),
-    connectTimeoutMs: integerOption(values, 'connect-timeout'),
-    headersTimeoutMs: integerOption(values, 'headers-timeout'),
-    bodyTimeoutMs: integerOption(values, 'body-timeout'),
-    maxBodyBytes: integerOption(values, 'max-body-size'),
-    maxDecompressedBytes: integerOption(values, 'max-decompressed-size'),
-    maxConcurrentRequests: integerOption(values, 'concurrency'),
-    maxConnectionsPerOrigin: integerOption(values, 'per-host'),
-    deadlineMs: integerOption(values, 'deadline'),
-  });
+  const limits = httpLimitsOf(values);
   const batch = positionals.length > 1 || values['input-list'] !== undefined;
   const reportOnly = values.links === '-' && values.output === undefined;
   let directory: string | null = null;
@@ -258,7 +274,14 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
 /** Where a retrieved document goes: a file named from its final URL in a directory, a given file, stdout, nowhere. */
 export type RetrievalTarget =
   | { readonly kind: 'directory'; readonly directory: string }
-  | { readonly kind: 'file'; readonly path: string; readonly temp?: string | undefined; readonly beforeCommit?: (() => Promise<void>) | undefined }
+  | {
+      readonly kind: 'file';
+      readonly path: string;
+      readonly temp?: string | undefined;
+      readonly beforeCommit?: (() => Promise<void>) | undefined;
+      /** A re-run skips an output that exists (a batch): a transient failure's error body is not kept, so the re-run retries it. */
+      readonly rerunSkips?: boolean | undefined;
+    }
   | { readonly kind: 'stdout' }
   | { readonly kind: 'discard' };
 
@@ -397,6 +420,10 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
     const e = firstFailed === sink ? new AbsError(`${(err as Error).message}`, 'ABS_ERR_OUTPUT') : err;
     return fail(e, document, output !== null ? '; not written' : sink === context.io.stdout ? '; the output above stops there' : '');
   }
+  if (statusError !== null && target.kind === 'file' && target.rerunSkips === true && failureKindOf(statusError) === 'transient') {
+    await output?.abort();
+    return fail(new FetchError(`${statusError.message} (body not kept: a batch re-run retries it)`, statusError.code, statusError), document);
+  }
   try {
     // A batch's links file goes first: an output that exists is a finished job (skipped on a re-run).
     if (statusError === null && target.kind === 'file') await target.beforeCommit?.();
@@ -434,7 +461,7 @@ export function hostKey(url: string): string {
   }
 }
 
-function integerOption(values: FetchCommandValues, name: keyof FetchCommandValues): number | undefined {
+function integerOption(values: HttpOptionValues, name: keyof HttpOptionValues): number | undefined {
   const value = values[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new AbsError(`--${name} must be a positive integer, not ${JSON.stringify(value)}`, 'ABS_ERR_INVALID_OPTION');
@@ -464,15 +491,24 @@ async function isDirectory(path: string): Promise<boolean> {
 }
 
 /**
- * The runner of URL jobs in a batch (src/batch): each URL retrieved with the default HTTP limits and written to
- * the job's output (atomically, under the job's temporary name), its links to the job's links file. An output
- * that exists is skipped before anything is retrieved.
+ * The runner of URL jobs in a batch (src/batch): each URL retrieved under the batch's HTTP options (`limits`,
+ * from httpLimitsOf, and the flags of HTTP_OPTIONS in `http`) and written to the job's output (atomically, under
+ * the job's temporary name), its links to the job's links file. An output that exists is skipped before anything
+ * is retrieved.
  */
-export function createUrlJobRunner(io: CliIo, batchProgress: Progress, settings: RewriteSettings, charset: string | undefined, withLinks: boolean): ((job: FileJob) => Promise<JobResult>) & { close(): Promise<void> } {
-  const limits = DEFAULT_HTTP_LIMITS;
+export function createUrlJobRunner(io: CliIo, batchProgress: Progress, settings: RewriteSettings, charset: string | undefined, withLinks: boolean, http: { readonly limits: HttpLimits; readonly values: HttpOptionValues }): ((job: FileJob) => Promise<JobResult>) & { close(): Promise<void> } {
+  const { limits } = http;
   const progress = escaping(batchProgress);
-  const agent = createFetchAgent({ httpLimits: limits });
-  const values: FetchCommandValues = { base: settings.base ?? undefined, explain: settings.explain, 'exact-base': settings.exactBase, fragments: settings.fragments, 'lazy-load': settings.lazyLoad };
+  const agent = createFetchAgent({ httpLimits: limits, refusePrivateAddresses: http.values['refuse-private-addresses'] === true });
+  const values: FetchCommandValues = {
+    base: settings.base ?? undefined,
+    explain: settings.explain,
+    'exact-base': settings.exactBase,
+    fragments: settings.fragments,
+    'lazy-load': settings.lazyLoad,
+    'http-content-location': http.values['http-content-location'],
+    'keep-error-bodies': http.values['keep-error-bodies'],
+  };
   const stderrIo: CliIo = { ...io, stderr: { write: (s: string) => (progress.line(s), true) } as unknown as NodeJS.WritableStream };
   const context: FetchContext = { io, stderrIo, progress, values, resolver: getResolver(settings.resolver), charset, type: undefined, limits, agent, directory: null, file: null, reportOnly: false, batch: true, links: null };
   const run = async (job: FileJob): Promise<JobResult> => {
@@ -486,7 +522,7 @@ export function createUrlJobRunner(io: CliIo, batchProgress: Progress, settings:
       await linksFile.commit();
       linksDone = true;
     };
-    const r = await retrieveOne(context, job.input as string, { kind: 'file', path: output, temp: job.outputTemp as string, beforeCommit }, linksFile === null ? null : { write: (l) => linksFile.stream.write(l) }, job.id);
+    const r = await retrieveOne(context, job.input as string, { kind: 'file', path: output, temp: job.outputTemp as string, beforeCommit, rerunSkips: true }, linksFile === null ? null : { write: (l) => linksFile.stream.write(l) }, job.id);
     if (linksFile !== null && !linksDone) await linksFile.abort();
     return r;
   };

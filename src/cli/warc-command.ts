@@ -14,8 +14,8 @@ import { sniffRecordFormat } from '../warc/record.ts';
 import { rewriteWarcStream } from '../warc/rewriter.ts';
 import type { WarcOutputModel } from '../warc/rewriter.ts';
 import type { Resolver } from '../uri/types.ts';
-import { createAtomicFile } from './atomic-file.ts';
-import type { AtomicFile } from './atomic-file.ts';
+import { commitOutputs, createAtomicFile } from './atomic-file.ts';
+import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
@@ -99,7 +99,7 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
     throw new AbsError('a WARC is not written to a terminal: give -o FILE, or --links - for the report only', 'ABS_ERR_USAGE');
   }
 
-  let links: { write(line: string): void; close(): Promise<void>; abort(): Promise<void> } | null = null;
+  let links: LinkSink | null = null;
   let output: AtomicFile | null = null;
   let source: Readable;
   try {
@@ -162,15 +162,7 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
     if (err instanceof AbsError) throw new AbsError(`${input}: ${err.message}`, err.code);
     throw err;
   }
-  try {
-    await output?.commit();
-    await links?.close();
-  } catch (err) {
-    await output?.abort();
-    await links?.abort();
-    report(io, 'error', 'ABS_ERR_OUTPUT', (err as Error).message);
-    return EXIT_INPUT;
-  }
+  if (!(await commitOutputs(io, output, links))) return EXIT_INPUT;
   return EXIT_OK;
 }
 

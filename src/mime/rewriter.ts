@@ -133,12 +133,13 @@ export class MimePartRewriter implements ScanHandler {
 
     if (entity.type.contentType === 'message/delivery-status') this.status = { entity, chunks: [], size: 0 };
     const kind = entity.kind === 'leaf' ? KINDS[entity.type.contentType] : undefined;
-    if (kind === undefined) {
+    // A header value that is not a URL (the HTML rewriter says so itself for the HTML parts it reads).
+    if (kind !== 'html') {
       for (const ignored of base.ignored) {
         if (ignored.byRule !== true) this.warn({ code: 'invalid-base-layer', message: `${ignored.source} ${JSON.stringify(ignored.raw)} not used: ${ignored.reason}`, detail: ignored.raw }, entity.path);
       }
-      return;
     }
+    if (kind === undefined) return;
     if (entity.depth > this.limits.maxMimeDepth) {
       this.warn({ code: 'mime-depth-limit', message: `part ${entity.path} is nested deeper than ${this.limits.maxMimeDepth} (maxMimeDepth): passed through unchanged` }, entity.path);
       return;
@@ -176,8 +177,8 @@ export class MimePartRewriter implements ScanHandler {
       this.held = null;
       return;
     }
-    if (held.size > this.limits.maxMimePartBytes) {
-      this.warn({ code: 'mime-part-too-large', message: `part ${held.entity.path} is larger than ${this.limits.maxMimePartBytes} bytes: passed through unchanged` }, held.entity.path);
+    if (held.size > Math.max(this.limits.maxMimePartBytes, this.limits.maxMimeBase64PartBytes)) {
+      this.warn({ code: 'mime-part-too-large', message: `part ${held.entity.path} is a base64 part larger than ${this.limits.maxMimeBase64PartBytes} bytes (maxMimeBase64PartBytes): passed through unchanged` }, held.entity.path);
       for (const c of held.chunks) this.queue.push(c);
       this.queue.push(data);
       this.held = null;

@@ -54,7 +54,9 @@ export function tree(dir: string, options: { withState?: boolean } = {}): Record
 
 /** Every temporary file below `dir` (random names end in .tmp). */
 export function temporaryFiles(dir: string): string[] {
-  return Object.keys(tree(dir, { withState: true })).filter((p) => /\.tmp$|[/\\]tmp[/\\]/.test(p));
+  // Temporaries are `.NAME.<hex>.tmp` beside an output, or files in OUTDIR/.absolutize/tmp/ (batch-command.ts); a
+  // `tmp` directory elsewhere in a path (an input under /tmp, kept as @root/tmp/…) is not one.
+  return Object.keys(tree(dir, { withState: true })).filter((p) => /\.tmp$|^\.absolutize[/\\]tmp[/\\]./.test(p));
 }
 
 export interface Run {

@@ -129,6 +129,12 @@ describe('base-giving header values, decoded once', () => {
     expect(r.refs).toEqual(['1 http://h.example/caf%C3%A9/x.html']);
   });
 
+  it('a value that is not a URL is a warning, for a CSS part and a multipart too', async () => {
+    const r = await run('Content-Type: multipart/related; boundary=B\nContent-Location: http://[bad\n\n--B\nContent-Type: text/css\nContent-Location: http://[worse\n\na { background: url(x.png) }\n--B--\n');
+    expect(r.codes.filter((c) => c === 'invalid-base-layer')).toHaveLength(2);
+    expect(r.refs).toEqual(['1 http://b.example/d/x.png']);
+  });
+
   it('a 0xA0 byte is part of the value, not whitespace to strip', async () => {
     const r = await run(Buffer.concat([Buffer.from('Content-Type: text/html\nContent-Location: http://h.example/a'), Buffer.from([0xa0]), Buffer.from('/\n\n<a href="x.html">x</a>\n')]), {});
     expect(r.refs).toEqual(['1 http://h.example/a%C2%A0/x.html']);
@@ -150,9 +156,20 @@ describe('parts too large to hold are rewritten in pieces', () => {
     }
   });
 
-  it('base64 over maxMimePartBytes passes through with a warning', async () => {
+  it('base64 over maxMimePartBytes is still held and rewritten up to maxMimeBase64PartBytes', async () => {
     const input = `Content-Type: text/html\nContent-Transfer-Encoding: base64\n\n${Buffer.from('<a href="x.html">x</a>'.repeat(100)).toString('base64')}\n`;
     const r = await run(input, { fallback: 'http://b.example/d/', limits: resolveLimits({ maxMimePartBytes: 1000 }) });
+    expect(r.codes).toEqual([]);
+    expect(r.refs).toHaveLength(100);
+    const body = input.slice(input.indexOf('\n\n') + 2);
+    const decoded = Buffer.from(r.output.slice(r.output.indexOf('\n\n') + 2), 'base64').toString();
+    expect(decoded).toBe('<a href="http://b.example/d/x.html">x</a>'.repeat(100));
+    expect(body.length).toBeGreaterThan(1000);
+  });
+
+  it('base64 over maxMimeBase64PartBytes passes through with a warning', async () => {
+    const input = `Content-Type: text/html\nContent-Transfer-Encoding: base64\n\n${Buffer.from('<a href="x.html">x</a>'.repeat(100)).toString('base64')}\n`;
+    const r = await run(input, { fallback: 'http://b.example/d/', limits: resolveLimits({ maxMimePartBytes: 1000, maxMimeBase64PartBytes: 2000 }) });
     expect(r.codes).toEqual(['mime-part-too-large']);
     expect(r.output).toBe(input);
   });
