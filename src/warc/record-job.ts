@@ -157,7 +157,9 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   if (counts.rewritten === 0) return copied(`nothing to rewrite (${job.kind})`, counts, references);
 
   const payloadDigest = field(job.fields, 'WARC-Payload-Digest');
-  const digestKeys = [`${targetUri} ${sha1Digest(body).toLowerCase()}`, ...(payloadDigest === undefined ? [] : [`${targetUri} ${payloadDigest.toLowerCase()}`])];
+  // The original payload's digest, hashed once (the revisit keys and the metadata record both use it).
+  const bodyDigest = sha1Digest(body);
+  const digestKeys = [`${targetUri} ${bodyDigest.toLowerCase()}`, ...(payloadDigest === undefined ? [] : [`${targetUri} ${payloadDigest.toLowerCase()}`])];
   const finalBase = base as BaseDecision | null;
   const [newId, metadataId] = job.newIds;
   const version = job.protocol.startsWith('WARC/') ? job.protocol : 'WARC/1.0';
@@ -201,7 +203,7 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   const metaBlock = warcFields([
     ['absolutize-original-record-id', id],
     ['absolutize-original-block-digest', field(job.fields, 'WARC-Block-Digest') ?? sha1Digest(block)],
-    ['absolutize-original-payload-digest', payloadDigest ?? sha1Digest(body)],
+    ['absolutize-original-payload-digest', payloadDigest ?? bodyDigest],
     ['absolutize-base', finalBase?.url ?? null],
     ['absolutize-base-source', finalBase?.source ?? null],
     ['absolutize-references-changed', counts.rewritten],
