@@ -19,6 +19,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { seededRandom } from '../test/helpers/random.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -32,17 +33,6 @@ interface Run {
   seconds: number;
   maxRssKiB: number;
   records?: number;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function record(type: string, uri: string, date: string, id: number, block: Buffer, extra: string[] = []): Buffer {
@@ -60,7 +50,7 @@ export function generate(): string {
   mkdirSync(outDir, { recursive: true });
   const pagesDir = `${root}node_modules/htmlparser-benchmark/files/`;
   const pages = readdirSync(pagesDir).sort().map((f) => ({ name: f.replace(/\.html$/, ''), bytes: readFileSync(pagesDir + f) }));
-  const random = mulberry32(45);
+  const random = seededRandom(45);
   const parts: Buffer[] = [];
   let size = 0;
   let id = 0;

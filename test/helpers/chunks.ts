@@ -5,20 +5,11 @@
 import { Readable } from 'node:stream';
 import { createHtmlRewriter } from '../../src/html/stream.ts';
 import type { HtmlStreamOptions } from '../../src/html/stream.ts';
+import { seededRandom } from './random.ts';
+
+export { seededRandom };
 
 export const CHUNK_SEED: number = Number(process.env['CHUNK_SEED'] ?? 20261122);
-
-/** mulberry32: a small seeded PRNG, so that every split is reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Splits `input` at random points (splits fall inside multi-byte characters and surrogate pairs too). */
 export function randomChunks<T extends Buffer | string>(input: T, random: () => number, maxChunk = 64): T[] {
