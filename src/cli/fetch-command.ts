@@ -37,6 +37,7 @@ import type { EncodingDecision } from '../encoding/index.ts';
 import { explainEncoding } from './explain-encoding.ts';
 import { runProgress } from './interrupt.ts';
 import { EXIT_INPUT, EXIT_OK, inFlags } from './io.ts';
+import { limitHeapGrowth } from './heap-growth.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
 import type { Progress } from './progress.ts';
@@ -182,6 +183,8 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
   if (type !== undefined && type !== 'html' && type !== 'css') throw new AbsError(`--type must be html, css or auto, not ${JSON.stringify(type)}`, 'ABS_ERR_USAGE');
   const limits = httpLimitsOf(values);
   const batch = positionals.length > 1 || values['input-list'] !== undefined;
+  // A list of URLs is a long run with a small, constant live heap: bound how far V8 lets it grow (heap-growth.ts).
+  if (batch) limitHeapGrowth();
   const reportOnly = values.links === '-' && values.output === undefined;
   let directory: string | null = null;
   let file: string | null = null;
