@@ -83,7 +83,14 @@ export function generate(): string {
   return BENCH_WARC;
 }
 
+/** As `absolutize crawl.warc.gz` sets V8's heap growth (src/cli/heap-growth.ts). */
+async function asTheCli(): Promise<void> {
+  const { WARC_HEAP_GROWING_PERCENT, limitHeapGrowth } = await import('../dist/cli/heap-growth.js');
+  limitHeapGrowth(WARC_HEAP_GROWING_PERCENT);
+}
+
 async function ours(file: string): Promise<Run> {
+  await asTheCli();
   const { createWarcRewriter } = await import('../dist/warc/rewriter.js');
   // As the CLI runs it: one worker thread a core.
   const rewriter = createWarcRewriter({ threads: Number(process.env['BENCH_WARC_THREADS'] ?? Math.max(0, availableParallelism() - 1)) });
@@ -118,6 +125,7 @@ async function warcio(file: string): Promise<Run> {
 
 /** MB of input: `file` again and again, through the rewriter into nothing. */
 async function stream(mb: number, file: string): Promise<Run> {
+  await asTheCli();
   const { createWarcRewriter } = await import('../dist/warc/rewriter.js');
   const total = mb * 1_000_000;
   async function* source(): AsyncGenerator<Buffer> {

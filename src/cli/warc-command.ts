@@ -14,6 +14,7 @@ import { sniffRecordFormat } from '../warc/record.ts';
 import { rewriteWarcStream } from '../warc/rewriter.ts';
 import type { WarcOutputModel } from '../warc/rewriter.ts';
 import type { Resolver } from '../uri/types.ts';
+import { WARC_HEAP_GROWING_PERCENT, limitHeapGrowth } from './heap-growth.ts';
 import { commitOutputs, createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
@@ -99,6 +100,8 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
     throw new AbsError('a WARC is not written to a terminal: give -o FILE, or --links - for the report only', 'ABS_ERR_USAGE');
   }
 
+  // A crawl is a long run of independent records: bound how far V8 lets the heaps grow (heap-growth.ts).
+  limitHeapGrowth(WARC_HEAP_GROWING_PERCENT);
   let links: LinkSink | null = null;
   let output: AtomicFile | null = null;
   let source: Readable;
