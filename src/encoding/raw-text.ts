@@ -22,6 +22,8 @@ export interface RawCodec {
   encode(text: string, unencodable: 'html' | 'css'): string;
   /** Number of raw units the character `ch` (one code point) takes. */
   rawLength(ch: string): number;
+  /** True if every ASCII character takes one raw unit (an ASCII-safe encoding, or text): a fast path, same result. */
+  readonly asciiIsOneUnit?: boolean;
 }
 
 /** Raw text that is already characters. */
@@ -29,6 +31,7 @@ export const IDENTITY_CODEC: RawCodec = {
   decode: (raw) => raw,
   encode: (text) => text,
   rawLength: (ch) => ch.length,
+  asciiIsOneUnit: true,
 };
 
 /** Decoded text and the raw offset of each of its UTF-16 boundaries. */
@@ -84,8 +87,21 @@ export function appendDecodedRun(raw: string, from: number, to: number, codec: R
 
 function appendMapped(text: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[]): string | null {
   let r = from;
-  for (const ch of text) {
-    for (let k = 0; k < ch.length; k++) rawAt.push(r);
+  const asciiIsOneUnit = codec.asciiIsOneUnit === true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80 && asciiIsOneUnit) {
+      rawAt.push(r++);
+      continue;
+    }
+    // One code point: a surrogate pair is two units at the same raw offset.
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const ch = pair ? text.slice(i, i + 2) : text[i]!;
+    rawAt.push(r);
+    if (pair) {
+      rawAt.push(r);
+      i++;
+    }
     r += codec.rawLength(ch);
   }
   // The codec's lengths must add up to the run: otherwise offsets would be guesses, and we do not guess.
