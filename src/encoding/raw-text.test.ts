@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { byteCodec } from './byte-codec.ts';
-import { appendDecodedRun, IDENTITY_CODEC } from './raw-text.ts';
+import { appendDecodedRun, decodeRawText, IDENTITY_CODEC } from './raw-text.ts';
 import type { RawCodec } from './raw-text.ts';
 
 /** The raw offset of every UTF-16 boundary, one code point at a time (what the ASCII fast path must equal). */
@@ -43,6 +43,12 @@ describe('appendDecodedRun: the raw offset of each boundary', () => {
         const rawAt: number[] = [];
         expect(appendDecodedRun(raw, 0, raw.length, codec, '', rawAt, [])).toBe(text);
         expect([...rawAt, raw.length], JSON.stringify(text)).toEqual(offsetsByCodePoint(text, codec));
+        if (codec.asciiIsOneUnit === true) {
+          // decodeRawText keeps offsets only where runs start: the same offset for every boundary.
+          const decoded = decodeRawText(raw, codec);
+          expect(decoded?.value).toBe(text);
+          expect(Array.from({ length: text.length + 1 }, (_, i) => decoded!.toRaw(i)), JSON.stringify(text)).toEqual(offsetsByCodePoint(text, codec));
+        }
         checked++;
       }
       expect(checked).toBe(texts.length);

@@ -114,10 +114,66 @@ const NONE: readonly number[] = Object.freeze([]);
 /** Decodes raw text that holds no character references (CSS, `<style>` and `<script>` text). */
 export function decodeRawText(raw: string, codec: RawCodec): DecodedText | null {
   if (isAscii(raw)) return { value: raw, toRaw: (i) => i, undecodable: NONE };
+  if (codec.asciiIsOneUnit === true) {
+    const text = codec.decode(raw);
+    // Text with undecodable bytes takes the general path below.
+    if (text !== null) {
+      const toRaw = asciiRunOffsets(text, raw.length, codec);
+      return toRaw === null ? null : { value: text, toRaw, undecodable: NONE };
+    }
+  }
   const rawAt: number[] = [];
   const undecodable: number[] = [];
   const value = appendDecodedRun(raw, 0, raw.length, codec, '', rawAt, undecodable);
   if (value === null) return null;
   rawAt.push(raw.length);
   return { value, toRaw: (i) => rawAt[i] ?? raw.length, undecodable };
+}
+
+/**
+ * `toRaw` of text decoded from `rawLength` raw units, in an encoding where an ASCII character takes one unit:
+ * offsets kept only where a run of ASCII units or a non-ASCII unit starts (what `appendMapped` gives for every
+ * unit, in far less memory when the text is mostly ASCII). Null if the lengths do not add up to the run.
+ */
+function asciiRunOffsets(text: string, rawLength: number, codec: RawCodec): ((index: number) => number) | null {
+  const valueAt: number[] = [];
+  const rawAt: number[] = [];
+  let r = 0;
+  let inAsciiRun = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      if (!inAsciiRun) {
+        valueAt.push(i);
+        rawAt.push(r);
+        inAsciiRun = true;
+      }
+      r++;
+      continue;
+    }
+    inAsciiRun = false;
+    // One code point: a surrogate pair is two units at the same raw offset.
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    valueAt.push(i);
+    rawAt.push(r);
+    if (pair) {
+      valueAt.push(i + 1);
+      rawAt.push(r);
+    }
+    r += codec.rawLength(pair ? text.slice(i, i + 2) : text[i]!);
+    if (pair) i++;
+  }
+  if (r !== rawLength) return null;
+  return (index) => {
+    if (!(index >= 0 && index < text.length)) return rawLength;
+    // The last start at or before `index`: within an ASCII run each unit is one raw unit further.
+    let lo = 0;
+    let hi = valueAt.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (valueAt[mid]! <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return rawAt[lo]! + (index - valueAt[lo]!);
+  };
 }

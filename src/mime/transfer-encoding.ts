@@ -151,20 +151,26 @@ function decodeQuotedPrintable(encoded: Buffer): Buffer {
  * with its line ending (rule 5); (3) "=" and two hex digits is that byte (rule 1); every other unit is its byte.
  */
 export function decodeQuotedPrintableInto(text: string, start: number, end: number, out: Buffer, at: number): number {
-  // (1) Text units become bytes; runs of space and tab before a line ending or the end are dropped.
+  // (1) Text units become bytes (one native copy); runs of space and tab before a line ending or the end are
+  // dropped, in place. Without an "=", (2) and (3) change nothing.
+  const length = end - start;
+  out.write(text.slice(start, end), at, length, 'latin1');
   let w = at;
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
+  let sawEquals = false;
+  for (let i = at; i < at + length; i++) {
+    const c = out[i]!;
     if (c === 0x20 || c === 0x09) {
       let j = i + 1;
-      while (j < end && (text.charCodeAt(j) === 0x20 || text.charCodeAt(j) === 0x09)) j++;
-      const next = j < end ? text.charCodeAt(j) : -1;
-      if (next !== -1 && next !== 0x0a && next !== 0x0d) for (let k = i; k < j; k++) out[w++] = text.charCodeAt(k);
+      while (j < at + length && (out[j] === 0x20 || out[j] === 0x09)) j++;
+      const next = j < at + length ? out[j]! : -1;
+      if (next !== -1 && next !== 0x0a && next !== 0x0d) for (let k = i; k < j; k++) out[w++] = out[k]!;
       i = j - 1;
       continue;
     }
+    if (c === 0x3d) sawEquals = true;
     out[w++] = c;
   }
+  if (!sawEquals) return w;
   // (2) Soft line breaks, left to right over the result of (1).
   let r = at;
   const end1 = w;
