@@ -120,26 +120,31 @@ export function quotedPrintableHardLineEnds(text: string, includeRest = true): n
 /** The hard lines of a quoted-printable body as decoded, kept for its re-encoding (`encodeQuotedPrintableLike`). */
 const decodedLines = new WeakMap<Buffer, { readonly lines: string[]; readonly decoded: Buffer[] }>();
 
-/**
- * Quoted-printable decoded hard line by hard line (each line once; the lines are kept for re-encoding), into
- * one buffer: a line's decoded bytes are a view of it.
- */
+/** Quoted-printable decoded hard line by hard line (each line once; the lines are kept for re-encoding). */
 function decodeQuotedPrintable(encoded: Buffer): Buffer {
-  const text = encoded.toString('latin1');
-  const out = Buffer.allocUnsafe(text.length); // decoding never lengthens
+  const { lines, decoded, all } = decodeQuotedPrintableLines(encoded.toString('latin1'));
+  decodedLines.set(encoded, { lines, decoded });
+  return all;
+}
+
+/**
+ * Quoted-printable text as its hard lines, each line's decoded bytes (a view of `all`), and all of them in one
+ * buffer: each line decoded as libqp decodes it alone.
+ */
+export function decodeQuotedPrintableLines(text: string): { readonly lines: string[]; readonly decoded: Buffer[]; readonly all: Buffer } {
+  const all = Buffer.allocUnsafe(text.length); // decoding never lengthens
   const lines: string[] = [];
   const decoded: Buffer[] = [];
   let start = 0;
   let at = 0;
   for (const end of quotedPrintableHardLineEnds(text)) {
     lines.push(text.slice(start, end));
-    const next = decodeQuotedPrintableInto(text, start, end, out, at);
-    decoded.push(out.subarray(at, next));
+    const next = decodeQuotedPrintableInto(text, start, end, all, at);
+    decoded.push(all.subarray(at, next));
     at = next;
     start = end;
   }
-  decodedLines.set(encoded, { lines, decoded });
-  return out.subarray(0, at);
+  return { lines, decoded, all: all.subarray(0, at) };
 }
 
 /**
