@@ -3,7 +3,7 @@ import libqp from 'libqp';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { sharedPath } from '../../test/helpers/shared.ts';
-import { decodeQuotedPrintableInto } from './transfer-encoding.ts';
+import { decodeQuotedPrintableInto, decodeQuotedPrintableLines } from './transfer-encoding.ts';
 
 /** Our decoding of `text`, written after some bytes already in the buffer (they must stay as they were). */
 function ours(text: string): Buffer {
@@ -32,6 +32,20 @@ describe('quoted-printable decoding: the same bytes as libqp.decode', () => {
       const length = Math.floor(random() * 40);
       for (let i = 0; i < length; i++) text += units[Math.floor(random() * units.length)];
       expect(ours(text), JSON.stringify(text)).toEqual(Buffer.from(libqp.decode(text)));
+    }
+  });
+
+  it('line by line in one buffer (each line decoded in place, behind the lines still to come)', () => {
+    const random = seededRandom(1011);
+    const units = ['=', '=\r\n', '=\n', ' \r\n', '\t\n', '\r', 'A', 'f', '3', 'g', '\xe9', '=3D', '=C3=A9'];
+    const texts = Array.from({ length: 500 }, () => Array.from({ length: Math.floor(random() * 60) }, () => units[Math.floor(random() * units.length)]).join(''));
+    for (const text of [...texts, ...walk(sharedPath('corpus/mail')).map((f) => readFileSync(f).toString('latin1'))]) {
+      const { lines, decoded, all } = decodeQuotedPrintableLines(text);
+      expect(lines.join('')).toBe(text);
+      const expected = lines.map((line) => Buffer.from(libqp.decode(line)));
+      expect(decoded.length).toBe(expected.length);
+      for (const [k, line] of expected.entries()) expect(decoded[k]!.equals(line), JSON.stringify(lines[k])).toBe(true);
+      expect(all.equals(Buffer.concat(expected))).toBe(true);
     }
   });
 

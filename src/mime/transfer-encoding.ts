@@ -132,14 +132,16 @@ function decodeQuotedPrintable(encoded: Buffer): Buffer {
  * buffer: each line decoded as libqp decodes it alone.
  */
 export function decodeQuotedPrintableLines(text: string): { readonly lines: string[]; readonly decoded: Buffer[]; readonly all: Buffer } {
-  const all = Buffer.allocUnsafe(text.length); // decoding never lengthens
+  // Decoded in place: a line's bytes are written at or before where they are read (decoding never lengthens).
+  const all = Buffer.allocUnsafe(text.length);
+  all.write(text, 0, 'latin1');
   const lines: string[] = [];
   const decoded: Buffer[] = [];
   let start = 0;
   let at = 0;
   for (const end of quotedPrintableHardLineEnds(text)) {
     lines.push(text.slice(start, end));
-    const next = decodeQuotedPrintableInto(text, start, end, all, at);
+    const next = decodeQuotedPrintableInPlace(all, start, end, at);
     decoded.push(all.subarray(at, next));
     at = next;
     start = end;
@@ -156,18 +158,22 @@ export function decodeQuotedPrintableLines(text: string): { readonly lines: stri
  * with its line ending (rule 5); (3) "=" and two hex digits is that byte (rule 1); every other unit is its byte.
  */
 export function decodeQuotedPrintableInto(text: string, start: number, end: number, out: Buffer, at: number): number {
-  // (1) Text units become bytes (one native copy); runs of space and tab before a line ending or the end are
-  // dropped, in place. Without an "=", (2) and (3) change nothing.
-  const length = end - start;
-  out.write(text.slice(start, end), at, length, 'latin1');
+  out.write(text.slice(start, end), at, end - start, 'latin1');
+  return decodeQuotedPrintableInPlace(out, at, at + end - start, at);
+}
+
+/** {@link decodeQuotedPrintableInto} of the latin1 text `out[start, end)`, written from `at` (`at` ≤ `start`). */
+function decodeQuotedPrintableInPlace(out: Buffer, start: number, end: number, at: number): number {
+  // (1) Runs of space and tab before a line ending or the end are dropped. Without an "=", (2) and (3) change
+  // nothing.
   let w = at;
   let sawEquals = false;
-  for (let i = at; i < at + length; i++) {
+  for (let i = start; i < end; i++) {
     const c = out[i]!;
     if (c === 0x20 || c === 0x09) {
       let j = i + 1;
-      while (j < at + length && (out[j] === 0x20 || out[j] === 0x09)) j++;
-      const next = j < at + length ? out[j]! : -1;
+      while (j < end && (out[j] === 0x20 || out[j] === 0x09)) j++;
+      const next = j < end ? out[j]! : -1;
       if (next !== -1 && next !== 0x0a && next !== 0x0d) for (let k = i; k < j; k++) out[w++] = out[k]!;
       i = j - 1;
       continue;
