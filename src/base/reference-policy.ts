@@ -20,6 +20,11 @@ export interface ReferenceSite {
   readonly attribute: string | null;
   readonly line: number;
   readonly column: number;
+  /**
+   * The element's `rel` (character references decoded), on the references it governs (`a`/`area`/`link` `href`,
+   * `link` `imagesrcset`, `form` `action`); absent when the element has none.
+   */
+  readonly rel?: string | undefined;
 }
 
 /** One reference found in a document. */
@@ -32,6 +37,11 @@ export interface ReferenceRecord extends ReferenceSite {
   readonly baseSource: BaseSource;
   /** True when the output holds `resolved` in place of `raw`. */
   readonly changed: boolean;
+}
+
+/** `{ rel }` for a link line when the reference's element has a `rel` that governs it; else nothing (no field). */
+export function relOf(r: ReferenceRecord): { rel?: string } {
+  return r.rel === undefined ? {} : { rel: r.rel };
 }
 
 export interface ReferenceStats {

@@ -11,6 +11,7 @@ import { Transform, Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BaseDecision } from '../base/base.ts';
+import { relOf } from '../base/reference-policy.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import { AbsError, FetchError, LimitExceededError } from '../errors.ts';
 import type { RedirectHop } from '../errors.ts';
@@ -379,7 +380,7 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
         ? (r: ReferenceRecord) => void (r.changed && rewritten++)
         : (r: ReferenceRecord) => {
             if (r.changed) rewritten++;
-            links.write(`${jsonLine({ document: name, part: null, element: r.element, attribute: r.attribute, raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
+            links.write(`${jsonLine({ document: name, part: null, element: r.element, attribute: r.attribute, ...relOf(r), raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: r.line, column: r.column, changed: r.changed, redirects })}\n`);
           },
     onBase: values.explain === true ? (d: BaseDecision) => explain(context.stderrIo, name, d) : undefined,
     onEncoding: values.explain === true ? (e: EncodingDecision) => explainEncoding(context.stderrIo, name, e, values.charset === undefined ? "the response's Content-Type charset" : '--charset') : undefined,

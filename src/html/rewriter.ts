@@ -25,7 +25,7 @@ import type { DecodedValue, RawCodec } from './attribute-value.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler, Namespace } from './tokenizer-driver.ts';
 import { urlPieces, lookupUrlAttribute, cssPieces, jsonScriptPieces } from './url-pieces.ts';
-import { SVG_RESOURCE_REFERENCE_ELEMENTS } from './url-attributes.ts';
+import { SVG_RESOURCE_REFERENCE_ELEMENTS, relGoverns } from './url-attributes.ts';
 import type { UrlAttributeSpec } from './url-attributes.ts';
 
 export type { ReferenceRecord } from '../base/reference-policy.ts';
@@ -420,7 +420,8 @@ export class HtmlRewriteCore implements DriverHandler {
       if (loc === null) continue;
       const rawValue = raw.text.slice(loc.start, loc.end);
       const decoded = decodeAttributeValue(rawValue, this.codec);
-      const at = { element: tag, attribute: name, line: raw.line, column: raw.column };
+      const rel = ns === 'html' && relGoverns(tag, name) ? this.attributeValue(token, 'rel') : null;
+      const at = { element: tag, attribute: name, line: raw.line, column: raw.column, ...(rel === null ? {} : { rel }) };
       if (decoded === null) {
         this.warn({ code: 'undecodable-value', message: `${tag} ${name}: bytes not valid in the document encoding; left as they are`, line: at.line, column: at.column });
         continue;

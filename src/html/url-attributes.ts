@@ -134,14 +134,34 @@ function attrValue(attrs: Attrs, name: string): string | undefined {
  */
 /**
  * Every attribute name, as the tokenizer reads it (lowercase, before foreign-content adjustment), that some
- * element may hold a URL in: a superset of what lookupUrlAttribute accepts. Only these get source locations.
+ * element may hold a URL in: a superset of what lookupUrlAttribute accepts, and `rel`. Only these get source
+ * locations.
  */
 const URL_ATTRIBUTE_NAMES: ReadonlySet<string> = new Set([
   ...HTML.keys(),
   ...[...MATHML.keys()].map((n) => n.toLowerCase()),
   ...SVG_PRESENTATION,
   'href', 'xlink:href', 'style', 'content', 'value',
+  // Not a URL: its value goes on the link lines of the URLs it governs (relGoverns).
+  'rel',
 ]);
+
+/**
+ * The HTML attributes whose URL a `rel` attribute on the same element describes: the link types of `a`, `area`
+ * and `link` apply to the hyperlink or resource at `href` (and a `link`'s `imagesrcset`), a `form`'s to its
+ * `action` (https://html.spec.whatwg.org/multipage/links.html#linkTypes). The `--links` report carries the value on
+ * those lines.
+ */
+const REL_GOVERNED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['a', new Set(['href'])],
+  ['area', new Set(['href'])],
+  ['link', new Set(['href', 'imagesrcset'])],
+  ['form', new Set(['action'])],
+]);
+
+export function relGoverns(tag: string, name: string): boolean {
+  return REL_GOVERNED.get(tag)?.has(name) === true;
+}
 
 export function mayHoldUrl(rawName: string): boolean {
   return URL_ATTRIBUTE_NAMES.has(rawName);

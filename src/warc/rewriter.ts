@@ -14,6 +14,7 @@
 import { Duplex, Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { relOf } from '../base/reference-policy.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 
 import type { Warning, WarningCode } from '../errors.ts';
@@ -115,6 +116,8 @@ export type WarcLinkLine =
       readonly part: string | null;
       readonly element: string | null;
       readonly attribute: string | null;
+      /** The element's `rel`, on the references it governs (ReferenceSite.rel); absent otherwise. */
+      readonly rel?: string;
       readonly raw: string;
       readonly resolved: string | null;
       readonly base: string | null;
@@ -459,6 +462,7 @@ class RecordRewriter {
       part,
       element: r.element,
       attribute: r.attribute,
+      ...relOf(r),
       raw: r.raw,
       resolved: r.resolved,
       base: r.base,

@@ -67,10 +67,12 @@ describe('absolutize INPUT', () => {
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     for (const l of lines) {
-      expect(Object.keys(l)).toEqual(['document', 'part', 'element', 'attribute', 'raw', 'resolved', 'base', 'baseSource', 'line', 'column', 'changed']);
+      // `rel` only where the element has one that governs the reference (<link rel="stylesheet" href>).
+      const rel = l['element'] === 'link' && l['attribute'] === 'href' ? ['rel'] : [];
+      expect(Object.keys(l)).toEqual(['document', 'part', 'element', 'attribute', ...rel, 'raw', 'resolved', 'base', 'baseSource', 'line', 'column', 'changed']);
     }
     expect(lines).toContainEqual({
-      document: 'examples/page.html', part: null, element: 'link', attribute: 'href', raw: 'css/site.css',
+      document: 'examples/page.html', part: null, element: 'link', attribute: 'href', rel: 'stylesheet', raw: 'css/site.css',
       resolved: 'https://example.com/docs/guide/css/site.css', base: 'https://example.com/docs/guide/', baseSource: 'embedded',
       line: 7, column: 26, changed: true, // the attribute's position
     });
