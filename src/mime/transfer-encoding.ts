@@ -122,10 +122,112 @@ const decodedLines = new WeakMap<Buffer, { readonly lines: string[]; readonly de
 
 /** Quoted-printable decoded hard line by hard line (each line once; the lines are kept for re-encoding). */
 function decodeQuotedPrintable(encoded: Buffer): Buffer {
-  const lines = quotedPrintableHardLines(encoded.toString('latin1'));
-  const decoded = lines.map((line) => Buffer.from(libqp.decode(line)));
+  const { lines, decoded, all } = decodeQuotedPrintableLines(encoded.toString('latin1'));
   decodedLines.set(encoded, { lines, decoded });
-  return Buffer.concat(decoded);
+  return all;
+}
+
+/**
+ * Quoted-printable text as its hard lines, each line's decoded bytes (a view of `all`), and all of them in one
+ * buffer: each line decoded as libqp decodes it alone.
+ */
+export function decodeQuotedPrintableLines(text: string): { readonly lines: string[]; readonly decoded: Buffer[]; readonly all: Buffer } {
+  // Decoded in place: a line's bytes are written at or before where they are read (decoding never lengthens).
+  const all = Buffer.allocUnsafe(text.length);
+  all.write(text, 0, 'latin1');
+  const lines: string[] = [];
+  const decoded: Buffer[] = [];
+  let start = 0;
+  let at = 0;
+  for (const end of quotedPrintableHardLineEnds(text)) {
+    lines.push(text.slice(start, end));
+    const next = decodeQuotedPrintableInPlace(all, start, end, at);
+    decoded.push(all.subarray(at, next));
+    at = next;
+    start = end;
+  }
+  return { lines, decoded, all: all.subarray(0, at) };
+}
+
+/**
+ * Decodes the quoted-printable `text[start, end)` into `out` from `at`; returns the offset after the last byte
+ * written. The same bytes as libqp's `decode` of that text (which `decodeBody` used line by line, and the
+ * differential tests compare against), in three passes as it makes them, without its regular expressions and
+ * per-line buffers: (1) whitespace before a line ending or the end is dropped (RFC 2045 §6.7 rule 3; as
+ * `/[\t ]+$/gm`, CR and LF both end a line); (2) "=" before LF, CR LF or the end is a soft line break, dropped
+ * with its line ending (rule 5); (3) "=" and two hex digits is that byte (rule 1); every other unit is its byte.
+ */
+export function decodeQuotedPrintableInto(text: string, start: number, end: number, out: Buffer, at: number): number {
+  out.write(text.slice(start, end), at, end - start, 'latin1');
+  return decodeQuotedPrintableInPlace(out, at, at + end - start, at);
+}
+
+/** {@link decodeQuotedPrintableInto} of the latin1 text `out[start, end)`, written from `at` (`at` ≤ `start`). */
+function decodeQuotedPrintableInPlace(out: Buffer, start: number, end: number, at: number): number {
+  // (1) Runs of space and tab before a line ending or the end are dropped. Without an "=", (2) and (3) change
+  // nothing.
+  let w = at;
+  let sawEquals = false;
+  for (let i = start; i < end; i++) {
+    const c = out[i]!;
+    if (c === 0x20 || c === 0x09) {
+      let j = i + 1;
+      while (j < end && (out[j] === 0x20 || out[j] === 0x09)) j++;
+      const next = j < end ? out[j]! : -1;
+      if (next !== -1 && next !== 0x0a && next !== 0x0d) for (let k = i; k < j; k++) out[w++] = out[k]!;
+      i = j - 1;
+      continue;
+    }
+    if (c === 0x3d) sawEquals = true;
+    out[w++] = c;
+  }
+  if (!sawEquals) return w;
+  // (2) Soft line breaks, left to right over the result of (1).
+  let r = at;
+  const end1 = w;
+  w = at;
+  while (r < end1) {
+    const c = out[r]!;
+    if (c === 0x3d) {
+      if (r + 1 === end1) break;
+      if (out[r + 1] === 0x0a) {
+        r += 2;
+        continue;
+      }
+      if (out[r + 1] === 0x0d && r + 2 < end1 && out[r + 2] === 0x0a) {
+        r += 3;
+        continue;
+      }
+    }
+    out[w++] = c;
+    r++;
+  }
+  // (3) "=" and two hex digits, left to right over the result of (2).
+  const end2 = w;
+  r = at;
+  w = at;
+  while (r < end2) {
+    const c = out[r]!;
+    if (c === 0x3d && r + 2 < end2) {
+      const hi = hexValue(out[r + 1]!);
+      const lo = hexValue(out[r + 2]!);
+      if (hi !== -1 && lo !== -1) {
+        out[w++] = (hi << 4) | lo;
+        r += 3;
+        continue;
+      }
+    }
+    out[w++] = c;
+    r++;
+  }
+  return w;
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  return -1;
 }
 
 /**
