@@ -7,7 +7,7 @@
  */
 import libqp from 'libqp';
 import type { Transform } from 'node:stream';
-import { decodeQuotedPrintableLines, quotedPrintableHardLineEnds } from './transfer-encoding.ts';
+import { quotedPrintableHardLineEnds } from './transfer-encoding.ts';
 import type { TransferEncoding } from './transfer-encoding.ts';
 
 /** One hard line of the original: its encoded text and what it decodes to. */
@@ -78,9 +78,16 @@ export class StreamedPart {
   }
 
   private decodeLines(text: string): void {
-    const { lines, decoded, all } = decodeQuotedPrintableLines(text);
-    for (const [k, encoded] of lines.entries()) this.lines.push({ encoded, decoded: decoded[k]! });
-    this.rewriter.write(all);
+    const pieces: Buffer[] = [];
+    let start = 0;
+    for (const end of quotedPrintableHardLineEnds(text)) {
+      const encoded = text.slice(start, end);
+      const decoded = libqp.decode(encoded);
+      this.lines.push({ encoded, decoded });
+      pieces.push(decoded);
+      start = end;
+    }
+    this.rewriter.write(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
   }
 
   /** Rewritten bytes: encoded back (line by line for quoted-printable), or as they are. */
