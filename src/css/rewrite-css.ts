@@ -87,10 +87,35 @@ interface AtRulePrelude {
   sawArgument: boolean;
 }
 
+/**
+ * Whether `css` may hold a URL reference. Every construct that holds one names url(), src(), image-set() or
+ * @import (a url-token or function-token name, an at-keyword: https://drafts.csswg.org/css-syntax-3/#consume-ident-like-token),
+ * and a name is written as those letters unless it holds an escape: text with none of these words (in any ASCII
+ * case) and no backslash tokenizes to no reference, so it need not be tokenized.
+ */
+export function mayHoldCssUrl(css: string): boolean {
+  return MAY_HOLD_CSS_URL.test(css);
+}
+const MAY_HOLD_CSS_URL = /url|src|image-set|import|\\/i;
+
 /** Every URL reference in `css`, in source order. Never throws: malformed CSS yields fewer references. */
 export function findCssUrls(css: string, options: FindCssUrlsOptions = {}): CssUrlReference[] {
+  if (!mayHoldCssUrl(css)) return [];
+  return scanCss(css, options).references;
+}
+
+/**
+ * The URL references of `css` and its last cut: the offset just after the last `;` or `}` token outside every
+ * block and function (0 if none). Text before the cut tokenizes the same whatever follows it, so the references
+ * that end by the cut are those of `css.slice(0, cut)` (a stream rewrites up to the cut and keeps the rest).
+ * One tokenizer pass for both.
+ */
+export function scanCss(css: string, options: FindCssUrlsOptions = {}): { references: CssUrlReference[]; cut: number } {
   const allowImport = (options.context ?? 'stylesheet') === 'stylesheet';
   const references: CssUrlReference[] = [];
+  // Depth for the cut: every opening token counts, every closing one uncounts (never below 0).
+  let depth = 0;
+  let cut = 0;
   const position = lineCounter(css);
   const stack: Frame[] = [];
   let prelude: AtRulePrelude | null = null;
@@ -105,6 +130,11 @@ export function findCssUrls(css: string, options: FindCssUrlsOptions = {}): CssU
   for (let token = t.nextToken(); token[0] !== TokenType.EOF; token = t.nextToken()) {
     const type = token[0];
     if (type === TokenType.Whitespace || type === TokenType.Comment) continue;
+    if (type === TokenType.OpenCurly || type === TokenType.OpenParen || type === TokenType.OpenSquare || type === TokenType.Function) depth++;
+    else if (type === TokenType.CloseCurly || type === TokenType.CloseParen || type === TokenType.CloseSquare) {
+      depth = Math.max(0, depth - 1);
+      if (depth === 0 && type === TokenType.CloseCurly) cut = token[3] + 1;
+    } else if (type === TokenType.Semicolon && depth === 0) cut = token[3] + 1;
 
     const frame = stack.at(-1);
     const firstInFrame = frame !== undefined && !frame.sawArgument;
@@ -161,7 +191,7 @@ export function findCssUrls(css: string, options: FindCssUrlsOptions = {}): CssU
         break;
     }
   }
-  return references;
+  return { references, cut };
 }
 
 /**

@@ -9,7 +9,6 @@
  */
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
-import { TokenType, tokenizer } from '@csstools/css-tokenizer';
 import { establishBase } from '../base/base.ts';
 import type { BaseDecision, Retrieval } from '../base/base.ts';
 import { ReferencePolicy } from '../base/reference-policy.ts';
@@ -23,7 +22,7 @@ import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
 import type { Resolver } from '../uri/types.ts';
-import { findCssUrls, replacementText } from './rewrite-css.ts';
+import { findCssUrls, replacementText, scanCss } from './rewrite-css.ts';
 
 export interface CssStreamOptions {
   readonly retrieval?: Retrieval | null | undefined;
@@ -134,12 +133,15 @@ export class CssRewriterStream extends Transform {
       this.raw = raw.slice(rawEnd);
       return;
     }
-    const cut = atEnd ? decoded.value.length : lastCut(decoded.value);
+    // At the end everything is rewritten; before it, up to the last cut (references past it wait for the rest).
+    const scan = atEnd ? { references: findCssUrls(decoded.value, { context: 'stylesheet' }), cut: decoded.value.length } : scanCss(decoded.value, { context: 'stylesheet' });
+    const cut = scan.cut;
     if (cut <= 0) return;
     const text = decoded.value.slice(0, cut);
     let out = '';
     let copied = 0;
-    for (const ref of findCssUrls(text, { context: 'stylesheet' })) {
+    for (const ref of scan.references) {
+      if (ref.end > cut) break;
       const site = { element: 'stylesheet', attribute: null, line: ref.line + this.line - 1, column: ref.line === 1 ? ref.column + this.column - 1 : ref.column };
       if (holdsUndecodable(decoded, ref.start, ref.end)) {
         // Undecodable bytes cost only the URL that holds them: its U+FFFD re-encoded would change those bytes.
@@ -176,30 +178,6 @@ export class CssRewriterStream extends Transform {
     this.stats.warnings++;
     this.options.onWarning?.(w);
   }
-}
-
-/**
- * The offset just after the last `;` or `}` token outside every block and function, or 0: text before it
- * tokenizes the same whatever follows.
- */
-function lastCut(css: string): number {
-  const t = tokenizer({ css });
-  let depth = 0;
-  let cut = 0;
-  while (!t.endOfFile()) {
-    const token = t.nextToken();
-    const type = token[0];
-    // Token positions: [type, text, start, end (inclusive), data].
-    const end = token[3] + 1;
-    if (type === TokenType.EOF) break;
-    if (type === TokenType.OpenCurly || type === TokenType.OpenParen || type === TokenType.OpenSquare || type === TokenType.Function) depth++;
-    else if (type === TokenType.CloseCurly || type === TokenType.CloseParen || type === TokenType.CloseSquare) {
-      depth = Math.max(0, depth - 1);
-      if (depth === 0 && type === TokenType.CloseCurly) cut = end;
-    } else if (type === TokenType.Semicolon && depth === 0) cut = end;
-  }
-  // A ";" or "}" token is one character: complete even at the very end of the text.
-  return cut;
 }
 
 export function createCssRewriter(options: CssStreamOptions = {}): CssRewriterStream {

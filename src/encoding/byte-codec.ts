@@ -9,6 +9,7 @@ export function byteCodec(encoding: string): RawCodec {
     decode: (raw) => decodeStrict(Buffer.from(raw, 'latin1'), encoding),
     segment: (raw) => segmentValid(Buffer.from(raw, 'latin1'), encoding),
     encode: (text, unencodable) => (isAscii(text) ? text : Buffer.from(encodeString(text, encoding, { unencodable })).toString('latin1')),
+    asciiIsOneUnit: true,
     rawLength: (ch) => {
       if (ch.charCodeAt(0) < 0x80) return 1;
       let n = lengths.get(ch);

@@ -22,6 +22,8 @@ export interface RawCodec {
   encode(text: string, unencodable: 'html' | 'css'): string;
   /** Number of raw units the character `ch` (one code point) takes. */
   rawLength(ch: string): number;
+  /** True if every ASCII character takes one raw unit (an ASCII-safe encoding, or text): a fast path, same result. */
+  readonly asciiIsOneUnit?: boolean;
 }
 
 /** Raw text that is already characters. */
@@ -29,6 +31,7 @@ export const IDENTITY_CODEC: RawCodec = {
   decode: (raw) => raw,
   encode: (text) => text,
   rawLength: (ch) => ch.length,
+  asciiIsOneUnit: true,
 };
 
 /** Decoded text and the raw offset of each of its UTF-16 boundaries. */
@@ -84,8 +87,21 @@ export function appendDecodedRun(raw: string, from: number, to: number, codec: R
 
 function appendMapped(text: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[]): string | null {
   let r = from;
-  for (const ch of text) {
-    for (let k = 0; k < ch.length; k++) rawAt.push(r);
+  const asciiIsOneUnit = codec.asciiIsOneUnit === true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80 && asciiIsOneUnit) {
+      rawAt.push(r++);
+      continue;
+    }
+    // One code point: a surrogate pair is two units at the same raw offset.
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const ch = pair ? text.slice(i, i + 2) : text[i]!;
+    rawAt.push(r);
+    if (pair) {
+      rawAt.push(r);
+      i++;
+    }
     r += codec.rawLength(ch);
   }
   // The codec's lengths must add up to the run: otherwise offsets would be guesses, and we do not guess.
@@ -98,10 +114,66 @@ const NONE: readonly number[] = Object.freeze([]);
 /** Decodes raw text that holds no character references (CSS, `<style>` and `<script>` text). */
 export function decodeRawText(raw: string, codec: RawCodec): DecodedText | null {
   if (isAscii(raw)) return { value: raw, toRaw: (i) => i, undecodable: NONE };
+  if (codec.asciiIsOneUnit === true) {
+    const text = codec.decode(raw);
+    // Text with undecodable bytes takes the general path below.
+    if (text !== null) {
+      const toRaw = asciiRunOffsets(text, raw.length, codec);
+      return toRaw === null ? null : { value: text, toRaw, undecodable: NONE };
+    }
+  }
   const rawAt: number[] = [];
   const undecodable: number[] = [];
   const value = appendDecodedRun(raw, 0, raw.length, codec, '', rawAt, undecodable);
   if (value === null) return null;
   rawAt.push(raw.length);
   return { value, toRaw: (i) => rawAt[i] ?? raw.length, undecodable };
+}
+
+/**
+ * `toRaw` of text decoded from `rawLength` raw units, in an encoding where an ASCII character takes one unit:
+ * offsets kept only where a run of ASCII units or a non-ASCII unit starts (what `appendMapped` gives for every
+ * unit, in far less memory when the text is mostly ASCII). Null if the lengths do not add up to the run.
+ */
+function asciiRunOffsets(text: string, rawLength: number, codec: RawCodec): ((index: number) => number) | null {
+  const valueAt: number[] = [];
+  const rawAt: number[] = [];
+  let r = 0;
+  let inAsciiRun = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      if (!inAsciiRun) {
+        valueAt.push(i);
+        rawAt.push(r);
+        inAsciiRun = true;
+      }
+      r++;
+      continue;
+    }
+    inAsciiRun = false;
+    // One code point: a surrogate pair is two units at the same raw offset.
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    valueAt.push(i);
+    rawAt.push(r);
+    if (pair) {
+      valueAt.push(i + 1);
+      rawAt.push(r);
+    }
+    r += codec.rawLength(pair ? text.slice(i, i + 2) : text[i]!);
+    if (pair) i++;
+  }
+  if (r !== rawLength) return null;
+  return (index) => {
+    if (!(index >= 0 && index < text.length)) return rawLength;
+    // The last start at or before `index`: within an ASCII run each unit is one raw unit further.
+    let lo = 0;
+    let hi = valueAt.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (valueAt[mid]! <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return rawAt[lo]! + (index - valueAt[lo]!);
+  };
 }

@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { TokenType, tokenizer } from '@csstools/css-tokenizer';
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/helpers/random.ts';
+import { sharedPath } from '../../test/helpers/shared.ts';
+import { findCssUrls, mayHoldCssUrl, scanCss } from './rewrite-css.ts';
+
+/** The cut as the stream found it before (a tokenizer pass of its own): after the last top-level `;` or `}`. */
+function lastCutAlone(css: string): number {
+  const t = tokenizer({ css });
+  let depth = 0;
+  let cut = 0;
+  for (let token = t.nextToken(); token[0] !== TokenType.EOF; token = t.nextToken()) {
+    const type = token[0];
+    if (type === TokenType.OpenCurly || type === TokenType.OpenParen || type === TokenType.OpenSquare || type === TokenType.Function) depth++;
+    else if (type === TokenType.CloseCurly || type === TokenType.CloseParen || type === TokenType.CloseSquare) {
+      depth = Math.max(0, depth - 1);
+      if (depth === 0 && type === TokenType.CloseCurly) cut = token[3] + 1;
+    } else if (type === TokenType.Semicolon && depth === 0) cut = token[3] + 1;
+  }
+  return cut;
+}
+
+// Pieces of CSS that make or break URLs: names in any case and with escapes, strings, comments, blocks.
+const PIECES = ['url(', 'URL(', 'uRl(', 'u\\72l(', '\\75rl(', 'url', 'src(', 'SRC(', 'image-set(', '-webkit-image-set(', 'Image-Set(', '@import ', '@IMPORT ', '@namespace ',
+  '@im\\70ort ', 'ur', 'l(', 'sr', 'c(', 'import', 'a.png', ' ', '\n', '\r\n', '\f', '"x.css"', "'y.png'", '"', "'", '/*', '*/', '(', ')', '{', '}', '[', ']', ';', ',', '\\', '\\\n', 'b:', 'c', '1x', '#f', '\u00e9', '<!--', '-->'];
+
+function randomCss(random: () => number): string {
+  let css = '';
+  const n = Math.floor(random() * 24);
+  for (let i = 0; i < n; i++) css += PIECES[Math.floor(random() * PIECES.length)];
+  return css;
+}
+
+/** Stylesheet-like text from the corpus: each file of the mail corpus cut into pieces of 4 KiB. */
+function corpusCss(): string[] {
+  const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(`${dir}/${f}`).isDirectory() ? walk(`${dir}/${f}`) : [`${dir}/${f}`]));
+  const pieces: string[] = [];
+  for (const file of walk(sharedPath('corpus/mail'))) {
+    const text = readFileSync(file, 'latin1');
+    for (let i = 0; i < text.length; i += 4096) pieces.push(text.slice(i, i + 4096));
+  }
+  return pieces;
+}
+
+describe('scanCss: one tokenizer pass for the references and the cut', () => {
+  const random = seededRandom(2026);
+  const inputs = [...Array.from({ length: 4000 }, () => randomCss(random)), ...corpusCss()];
+
+  it('skips only text that the tokenizer finds no reference in (the pre-check never hides one)', () => {
+    let skipped = 0;
+    let found = 0;
+    for (const css of inputs) {
+      for (const context of ['stylesheet', 'declarations'] as const) {
+        const full = scanCss(css, { context }).references;
+        expect(findCssUrls(css, { context }), JSON.stringify(css)).toEqual(full);
+        if (!mayHoldCssUrl(css)) {
+          expect(full, JSON.stringify(css)).toEqual([]);
+          skipped++;
+        }
+        found += full.length;
+      }
+    }
+    // Both paths are exercised: some inputs are skipped, and many references are found.
+    expect(skipped).toBeGreaterThan(100);
+    expect(found).toBeGreaterThan(1000);
+  });
+
+  it('gives the cut a pass of its own gave, and the references of the text before it', () => {
+    let cuts = 0;
+    for (const css of inputs) {
+      const { references, cut } = scanCss(css, { context: 'stylesheet' });
+      expect(cut, JSON.stringify(css)).toBe(lastCutAlone(css));
+      if (cut > 0) cuts++;
+      expect(references.filter((r) => r.end <= cut), JSON.stringify(css)).toEqual(scanCss(css.slice(0, cut), { context: 'stylesheet' }).references);
+    }
+    expect(cuts).toBeGreaterThan(100);
+  });
+});
