@@ -1,11 +1,12 @@
 /**
  * argv → command. Returns the exit code; never calls process.exit (main.ts does).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { AbsError } from '../errors.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { MAIN_HELP, absolutizeCommand } from './absolutize-command.ts';
+import { nearestFlag } from './options.ts';
 import { resolveCommand } from './resolve-command.ts';
 
 export const HELP: string = MAIN_HELP;
@@ -22,6 +23,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (first === 'resolve') return await resolveCommand(rest, io);
     if (first === 'batch') return await (await import('../batch/batch-command.ts')).batchCommand(rest, io);
     if (first === 'batch-report') return await (await import('../batch/batch-report.ts')).batchReportCommand(rest, io);
+    if (first !== undefined) mistypedCommand(first);
     if (argv.includes('-h') || argv.includes('--help')) {
       io.stdout.write(HELP);
       return EXIT_OK;
@@ -34,6 +36,18 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   } catch (err) {
     return reportError(err, io);
   }
+}
+
+const COMMANDS = ['resolve', 'batch', 'batch-report'];
+
+/**
+ * A first argument that is no file, no URL and no option, but a typo away from a command (`absolutize bacth …`),
+ * is a usage error that names the command: read as an input it failed later with an unrelated message.
+ */
+function mistypedCommand(first: string): void {
+  if (first.startsWith('-') || /[./:\\]/.test(first) || existsSync(first)) return;
+  const command = nearestFlag(first, COMMANDS);
+  if (command !== null) throw new AbsError(`${JSON.stringify(first)} is neither a file nor a command; did you mean \`absolutize ${command}\`? (see --help)`, 'ABS_ERR_USAGE');
 }
 
 function reportError(err: unknown, io: CliIo): number {

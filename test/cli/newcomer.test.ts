@@ -44,6 +44,19 @@ describe('option typos', () => {
     expect(usageLine(['batch', 'urls.txt', '--shrads', '2'], 64)).toContain('did you mean --shards?'); // batch: EX_USAGE
   });
 
+  it('a mistyped command is named, not read as an input file', () => {
+    expect(usageLine(['bacth', 'manifest.txt', '-o', 'out/'])).toBe('absolutize: error [ABS_ERR_USAGE] "bacth" is neither a file nor a command; did you mean `absolutize batch`? (see --help)');
+    expect(usageLine(['resovle', '--base', 'http://h/', 'x'])).toContain('did you mean `absolutize resolve`?');
+    expect(usageLine(['batch-reprot', 'out/'])).toContain('did you mean `absolutize batch-report`?');
+    // A file of that name is an input as before; a name far from every command says what it always said.
+    const dir = scratch();
+    writeFileSync(join(dir, 'bacth'), '<a href="x">x</a>');
+    const r = runCli(['bacth', '--url', 'https://e.example/d/'], { cwd: dir });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('<a href="https://e.example/d/x">x</a>');
+    expect(usageLine(['zzzzzz', 'yyyyyy'])).not.toContain('did you mean');
+  });
+
   it('say nothing they cannot back: no suggestion for a name far from every flag', () => {
     expect(usageLine(['examples/page.html', '--zzzzzz'])).toBe('absolutize: error [ABS_ERR_USAGE] unknown option --zzzzzz (see --help)');
   });
