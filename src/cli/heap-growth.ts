@@ -6,9 +6,9 @@
  * the mutator's). A URL list keeps ~20 MB live (the scheduler's window, the agent's sockets, the code), yet every
  * request's streams, promises and parse5 objects (~75 KB a URL) live across a few scavenges and are promoted, so
  * the old generation swung between ~20 and ~90 MB, and the pages it freed stayed in V8's page pool: the process
- * peaked at 198–221 MiB within 40,000 requests and at 232 MiB over a whole 1,000,000-URL list (bench/batch.ts).
- * With a factor of 2 it sat at 150–170 MiB, but a marking cycle slowed by a busy CPU lets everything allocated
- * during it survive (once 57 MB "live" after a mark-compact) and the heap then doubled from there (217–233 MiB).
+ * peaked at 198–221 MiB within 40,000 requests of a 1,000,000-URL list (bench/batch.ts). With a factor of 2 it
+ * sat at 150–170 MiB, but a marking cycle slowed by a busy CPU lets everything allocated during it survive (once
+ * 57 MB "live" after a mark-compact) and the heap then doubled from there (217–233 MiB; 232 over the whole list).
  * A factor of 1.5 bounds both: the whole list at 161 MiB with the machine loaded (load average 2–4), ~2,200
  * URLs a second against ~2,400 at a factor of 2 on a loopback server.
  * Set at run time: V8 reads the flag at every full collection (MemoryController::GrowingFactor), and only this
