@@ -184,19 +184,29 @@ function arcStep(buf: Buffer, at: number, eof: boolean, state: ParseState): Pars
     if (version !== null) state.arcVersion = Number(version[1]);
   }
   const isHttp = /^https?:/i.test(arc.url) && startsWithAt(block, 0, Buffer.from('HTTP/'));
-  const type = arc.url.startsWith('filedesc:') ? 'warcinfo' : isHttp ? 'response' : 'resource';
-  const header: WarcHeader = {
-    protocol: 'ARC',
-    fields: [
-      ['WARC-Type', type],
-      ['WARC-Target-URI', arc.url],
-      ['WARC-Date', arcDateToWarc(arc.date)],
-      ['WARC-IP-Address', arc.ip],
-      ['Content-Type', isHttp ? 'application/http; msgtype=response' : arc.contentType],
-      ['Content-Length', String(arc.length)],
-    ],
-  };
+  const header: WarcHeader = { protocol: 'ARC', fields: arc.url.startsWith('filedesc:') ? filedescFields(arc) : [
+    ['WARC-Type', isHttp ? 'response' : 'resource'],
+    ['WARC-Target-URI', arc.url],
+    ['WARC-Date', arcDateToWarc(arc.date)],
+    ['WARC-IP-Address', arc.ip],
+    ['Content-Type', isHttp ? 'application/http; msgtype=response' : arc.contentType],
+    ['Content-Length', String(arc.length)],
+  ] };
   return { item: { kind: 'record', format: 'arc', bytes: buf.subarray(at, next), header, arc, block }, length: next - at };
+}
+
+/**
+ * The ARC file's `filedesc://NAME` record as a `warcinfo`: its name as `WARC-Filename`, and no `WARC-Target-URI`
+ * or `WARC-IP-Address`, which WARC 1.1 does not allow on a warcinfo record (jwarc's `validate` rejects both).
+ */
+function filedescFields(arc: ArcLine): Array<readonly [string, string]> {
+  return [
+    ['WARC-Type', 'warcinfo'],
+    ['WARC-Date', arcDateToWarc(arc.date)],
+    ['WARC-Filename', arc.url.slice('filedesc://'.length)],
+    ['Content-Type', arc.contentType],
+    ['Content-Length', String(arc.length)],
+  ];
 }
 
 /** An ARC header line split from the right (version 1: 5 fields; version 2: 10), or null. */

@@ -47,6 +47,12 @@ describe('absolutize on crawl files', () => {
     const records = await readWithWarcio(readFileSync(out));
     expect(records.map((r) => r.type)).toEqual(['warcinfo', 'warcinfo', 'response']);
     expect(records[2]!.targetUri).toBe('http://example.com/');
+    // The ARC's filedesc record as a warcinfo: its name as WARC-Filename; no WARC-Target-URI or WARC-IP-Address,
+    // which WARC 1.1 does not allow on a warcinfo (jwarc's `validate` rejected the file that had them).
+    const filedesc = records[1]!.headers;
+    expect(filedesc.get('warc-filename')).toBe('live-web-example.arc.gz');
+    expect(filedesc.has('warc-target-uri')).toBe(false);
+    expect(filedesc.has('warc-ip-address')).toBe(false);
   });
 
   test('a WARC is known by its first bytes whatever its name', async () => {
