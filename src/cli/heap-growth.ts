@@ -23,8 +23,9 @@ export const URL_LIST_HEAP_GROWING_PERCENT = 50;
 /**
  * A WARC or ARC file (`absolutize crawl.warc.gz`): records are independent, so the live heaps (the reader's
  * thread and the rewriting one: the flag is the process's) stay small while the old generations swing. The bench's
- * 45 MB crawl peaked at 250–300 MiB (one run of seven at 327) with V8's own factor, 216–224 MiB with a factor
- * of 2 at the same speed (paired runs, bench/warc.ts `ours`); a factor of 1.5 gave ~205 MiB but cost 15–20%.
+ * 45 MB crawl peaked at 250–300 MiB (one run of seven at 327) with V8's own factor, 216–229 MiB with a factor
+ * of 2 at the same speed (paired runs under load, bench/warc.ts `ours`; 238–270 MiB on an idle machine, where the
+ * reader runs further ahead); a factor of 1.5 gave ~205 MiB under load but cost 15–20%, and no clear gain idle.
  */
 export const WARC_HEAP_GROWING_PERCENT = 100;
 
