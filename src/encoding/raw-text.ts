@@ -95,14 +95,11 @@ function appendMapped(text: string, from: number, to: number, codec: RawCodec, v
       continue;
     }
     // One code point: a surrogate pair is two units at the same raw offset.
-    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
-    const ch = pair ? text.slice(i, i + 2) : text[i]!;
+    const units = codePointUnits(text, i);
     rawAt.push(r);
-    if (pair) {
-      rawAt.push(r);
-      i++;
-    }
-    r += codec.rawLength(ch);
+    if (units === 2) rawAt.push(r);
+    r += codec.rawLength(text.slice(i, i + units));
+    i += units - 1;
   }
   // The codec's lengths must add up to the run: otherwise offsets would be guesses, and we do not guess.
   if (r !== to) return null;
@@ -153,15 +150,15 @@ function asciiRunOffsets(text: string, rawLength: number, codec: RawCodec): ((in
     }
     inAsciiRun = false;
     // One code point: a surrogate pair is two units at the same raw offset.
-    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const units = codePointUnits(text, i);
     valueAt.push(i);
     rawAt.push(r);
-    if (pair) {
+    if (units === 2) {
       valueAt.push(i + 1);
       rawAt.push(r);
     }
-    r += codec.rawLength(pair ? text.slice(i, i + 2) : text[i]!);
-    if (pair) i++;
+    r += codec.rawLength(text.slice(i, i + units));
+    i += units - 1;
   }
   if (r !== rawLength) return null;
   return (index) => {
@@ -176,4 +173,10 @@ function asciiRunOffsets(text: string, rawLength: number, codec: RawCodec): ((in
     }
     return rawAt[lo]! + (index - valueAt[lo]!);
   };
+}
+
+/** UTF-16 units of the code point at `i`: 2 for a surrogate pair, else 1 (a lone surrogate is one unit). */
+function codePointUnits(text: string, i: number): 1 | 2 {
+  const c = text.charCodeAt(i);
+  return c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
 }
