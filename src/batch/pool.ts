@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { beforeInterruptCleanup } from '../cli/interrupt.ts';
 import { AbsError } from '../errors.ts';
 import { runFileJob } from './job.ts';
 import type { FileJob, JobResult } from './job.ts';
@@ -56,6 +57,9 @@ export function createJobPool(size: number): JobPool {
     }
     return new Promise((resolve) => waiting.push(resolve));
   };
+  // On SIGINT/SIGTERM the workers are stopped before their temporary files are removed (interrupt.ts).
+  const stopAll = (): Promise<unknown> => Promise.all(all.map((w) => w.terminate()));
+  beforeInterruptCleanup.add(stopAll);
   return {
     size,
     async run(job) {
@@ -67,7 +71,8 @@ export function createJobPool(size: number): JobPool {
       });
     },
     async close() {
-      await Promise.all(all.map((w) => w.terminate()));
+      beforeInterruptCleanup.delete(stopAll);
+      await stopAll();
     },
   };
 }

@@ -9,9 +9,29 @@ import { liveTemporaryFiles } from './atomic-file.ts';
 /** How far the current command is: outputs written of those it will write (a batch updates it as it goes). */
 export const runProgress: { written: number; total: number | null } = { written: 0, total: 1 };
 
+/**
+ * What must stop before the temporary files are removed: the batch pool's worker threads, which create their
+ * outputs' temporary files themselves. A worker still running when the files are removed could create one after
+ * (a SIGTERM test caught it once in five full runs); once `terminate()` has resolved, its file operations in
+ * flight have completed, so a file it created is there to be removed.
+ */
+export const beforeInterruptCleanup: Set<() => Promise<unknown>> = new Set();
+
+/** How long an interrupt waits for those to stop before it removes the files anyway (a hung worker). */
+export const INTERRUPT_STOP_WAIT_MS = 2000;
+
 export function installInterruptHandlers(stderr: NodeJS.WritableStream & { fd?: number }): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+    process.once(signal, async () => {
+      if (beforeInterruptCleanup.size > 0) {
+        // A second signal meanwhile ends the process at once (the listener is gone): the user insists.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.allSettled([...beforeInterruptCleanup].map((stop) => stop())),
+          new Promise((resolve) => (timer = setTimeout(resolve, INTERRUPT_STOP_WAIT_MS))),
+        ]);
+        clearTimeout(timer);
+      }
       for (const temp of liveTemporaryFiles) {
         try {
           unlinkSync(temp);
