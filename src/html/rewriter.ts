@@ -1,9 +1,10 @@
 /**
  * The streaming HTML rewriter core: raw text in, raw text out, only the bytes of rewritten values changed.
  *
- * Input is "raw text" (one UTF-16 unit per input byte for byte input; see attribute-value.ts). parse5's tokenizer
- * runs over it directly, so its source offsets are raw offsets: the rewriter never re-serializes a tag, it copies
- * the input and splices replacement text into the places that held relative references (STYLE.md §1).
+ * Input is "raw text" (one UTF-16 unit per input byte for byte input; see attribute-value.ts). The tokenizer
+ * (fast-tokenizer.ts, which gives parse5's tokens; parse5's own with `tokenizer: 'parse5'`) runs over it directly,
+ * so its source offsets are raw offsets: the rewriter never re-serializes a tag, it copies the input and splices
+ * replacement text into the places that held relative references (STYLE.md §1).
  *
  * Base in a stream (SPEC §4): output is held from the start of the document until the first `<base href>`, or
  * until no `<base>` can still come within head content, or until `maxBaseLookaheadBytes`; then the base is
@@ -23,7 +24,8 @@ import { IDENTITY_CODEC, decodeAttributeValue, escapeAttributeText, locateAttrib
 import { holdsUndecodable } from '../encoding/raw-text.ts';
 import type { DecodedValue, RawCodec } from './attribute-value.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
-import type { DriverHandler, Namespace } from './tokenizer-driver.ts';
+import type { DriverHandler, Namespace, TokenizerEngine } from './tokenizer-driver.ts';
+import { FastTokenizerDriver } from './fast-tokenizer.ts';
 import { urlPieces, lookupUrlAttribute, cssPieces, jsonScriptPieces } from './url-pieces.ts';
 import { SVG_RESOURCE_REFERENCE_ELEMENTS, relGoverns } from './url-attributes.ts';
 import type { UrlAttributeSpec } from './url-attributes.ts';
@@ -107,7 +109,7 @@ export class HtmlRewriteCore implements DriverHandler {
   private readonly lookupOptions: { readonly lazyLoad: boolean };
   private readonly codec: RawCodec;
   private readonly sink: (raw: string) => void;
-  private readonly driver: TokenizerDriver;
+  private readonly driver: TokenizerEngine;
   private readonly depth: number;
 
   /** Raw input not yet written out, starting at absolute offset `bufStart`. */
@@ -132,7 +134,7 @@ export class HtmlRewriteCore implements DriverHandler {
   private textElement: string | null = null;
   private openText: { element: string; syntax: TextSyntax; start: number; line: number; column: number } | null = null;
 
-  constructor(options: HtmlRewriteOptions, codec: RawCodec, sink: (raw: string) => void, internal: { depth?: number; recordEdits?: boolean } = {}) {
+  constructor(options: HtmlRewriteOptions, codec: RawCodec, sink: (raw: string) => void, internal: { depth?: number; recordEdits?: boolean; /** parse5's tokenizer instead of the fast one: the reference in tests. */ tokenizer?: 'fast' | 'parse5' } = {}) {
     this.options = options;
     this.resolver = options.resolver ?? browserResolver;
     this.limits = options.limits ?? DEFAULT_LIMITS;
@@ -141,7 +143,7 @@ export class HtmlRewriteCore implements DriverHandler {
     this.sink = sink;
     this.depth = internal.depth ?? 0;
     this.recordedEdits = internal.recordEdits === true ? [] : null;
-    this.driver = new TokenizerDriver(this);
+    this.driver = internal.tokenizer === 'parse5' ? new TokenizerDriver(this) : new FastTokenizerDriver(this);
   }
 
   /** Feeds raw text. */

@@ -1,5 +1,6 @@
 /**
- * parse5's tokenizer, driven by parse5's HTML tree builder.
+ * parse5's tokenizer, driven by parse5's HTML tree builder: the reference that the rewriter's own tokenizer
+ * (fast-tokenizer.ts, which feeds the same tree builder, `StackBuilder`) is tested against.
  *
  * The tokenizer alone cannot know that `<style>` content is raw text or that `<svg>` starts foreign content:
  * the tree builder tells it, and only the whole tree construction knows when foreign content ends (an HTML end
@@ -420,7 +421,7 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
  * NOTE: parse5 marks its Parser's token handlers @internal; they are what parse5's own parse() runs. Pinned by
  * the parse5 version range and checked against parse5.parse trees by src/html/foreign-content.test.ts.
  */
-class StackBuilder extends ModernSelectParser<StackOnlyMap> {
+export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   private readonly handler: DriverHandler;
   /** The namespace of the element made from the token being processed, if one was. */
   private tokenNamespace: html.NS | null = null;
@@ -513,7 +514,19 @@ class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   }
 }
 
-export class TokenizerDriver {
+/** What the rewriter drives: a tokenizer and parse5's tree builder, fed raw text. */
+export interface TokenizerEngine {
+  write(chunk: string, isLastChunk: boolean): void;
+  /** The input offset before which every token is complete: bytes before it can be written out once their edits are known. */
+  safeOffset(): number;
+  /** Elements on the tree builder's stack of open elements: what its memory follows. */
+  openElementCount(): number;
+  /** Whether a `<template>` is open (its content is not in the document: a `<base>` there is not the document's). */
+  inTemplate(): boolean;
+}
+
+/** parse5's own tokenizer: the reference the fast tokenizer (fast-tokenizer.ts) is tested against. */
+export class TokenizerDriver implements TokenizerEngine {
   readonly tokenizer: Tokenizer;
   private readonly builder: StackBuilder;
 

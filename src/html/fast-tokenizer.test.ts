@@ -1,0 +1,293 @@
+/**
+ * The fast tokenizer (fast-tokenizer.ts) against parse5's tokenizer, both driving parse5's tree builder: every
+ * event the rewriter can read must be the same — tags (name, id, namespace, attributes with decoded values and
+ * locations, self-closing, whether inserted, the stack depth after it), text before each tag, comments and
+ * doctypes (extent, doctype fields), EOF — on html5lib-tests' tokenizer and tree-construction inputs, the 258
+ * real pages, edge cases and random documents, whole, one unit at a time and in seeded random chunks. Then the
+ * rewriter's output and link report, byte for byte, with either tokenizer.
+ * (Comment data is not compared: the fast tokenizer does not build it, and nothing reads it.)
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CHUNK_SEED, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
+import { FastTokenizerDriver } from './fast-tokenizer.ts';
+import { IDENTITY_CODEC } from './attribute-value.ts';
+import { HtmlRewriteCore } from './rewriter.ts';
+import type { ReferenceRecord } from './rewriter.ts';
+import { TokenizerDriver } from './tokenizer-driver.ts';
+import type { DriverHandler, TokenizerEngine } from './tokenizer-driver.ts';
+
+interface Location {
+  startLine: number;
+  startCol: number;
+  startOffset: number;
+  endLine: number;
+  endCol: number;
+  endOffset: number;
+}
+
+/**
+ * Where a location is, as offsets; its lines and columns are checked on their own (checkLines): parse5 counts a
+ * CRLF twice after a character reference ("&\r\n") or when it waited for input between the two.
+ */
+function at(l: Location | null | undefined): string {
+  return l ? `@${l.startOffset}-${l.endOffset}` : '-';
+}
+
+/** Line (from 1) and column (UTF-16 units from 1) of each offset of `input`; CRLF, CR and LF end a line. */
+function linesOf(input: string): { line: Int32Array; col: Int32Array } {
+  const line = new Int32Array(input.length + 2);
+  const col = new Int32Array(input.length + 2);
+  let l = 1;
+  let start = 0;
+  for (let i = 0; i <= input.length + 1; i++) {
+    line[i] = l;
+    col[i] = i - start + 1;
+    const c = input.charCodeAt(i);
+    if (c === 0x0a || (c === 0x0d && input.charCodeAt(i + 1) !== 0x0a)) {
+      l++;
+      start = i + 1;
+    }
+  }
+  return { line, col };
+}
+
+/** A token's end is after its last character; an attribute's is the character after it. */
+function checkLines(input: string, locations: Array<{ l: Location; attribute: boolean }>): void {
+  const { line, col } = linesOf(input);
+  for (const { l, attribute } of locations) {
+    const where = `${JSON.stringify(input.slice(l.startOffset, l.endOffset))} at ${l.startOffset}`;
+    expect([l.startLine, l.startCol], where).toEqual([line[l.startOffset], col[l.startOffset]]);
+    const last = attribute ? l.endOffset : l.endOffset - 1;
+    expect([l.endLine, l.endCol], where).toEqual([line[last], col[last]! + (attribute ? 0 : 1)]);
+  }
+}
+
+type Engine = 'fast' | 'parse5';
+
+/** Everything the rewriter can read from a driver, as lines; and whether each safe offset was safe. */
+function events(chunks: readonly string[], engine: Engine): string[] {
+  const out: string[] = [];
+  const locations: Array<{ l: Location; attribute: boolean }> = [];
+  const keep = (l: Location | null | undefined, attribute = false): Location | null | undefined => {
+    if (l) locations.push({ l, attribute });
+    return l;
+  };
+  let inText = false;
+  let driver: TokenizerEngine;
+  const tag = (kind: string) => (t: Parameters<DriverHandler['onStartTag']>[0], ns: string, inserted?: boolean): void => {
+    inText = false;
+    const attrs = t.attrs.map((a) => `${a.prefix === undefined ? '' : `${a.prefix}:`}${a.name}=${JSON.stringify(a.value)}${at(keep((t.location?.attrs as Record<string, Location> | undefined)?.[a.prefix === undefined ? a.name : `${a.prefix}:${a.name}`], true))}`);
+    out.push(`${kind}${ns}:${t.tagName}#${t.tagID} ${at(keep(t.location))}${t.selfClosing ? ' /' : ''} ${attrs.join(' ')}${inserted === false ? ' ignored' : ''} [${driver.openElementCount()}${driver.inTemplate() ? ' template' : ''}]`);
+  };
+  const handler: DriverHandler = {
+    onStartTag: tag('<'),
+    onEndTag: tag('</'),
+    onText: () => {
+      if (!inText) out.push('text');
+      inText = true;
+    },
+    onComment: (t) => {
+      inText = false;
+      out.push(`comment ${at(keep(t.location))}`);
+    },
+    onDoctype: (t) => {
+      inText = false;
+      out.push(`doctype ${JSON.stringify([t.name, t.publicId, t.systemId, t.forceQuirks])} ${at(keep(t.location))}`);
+    },
+    onEof: () => out.push('eof'),
+  };
+  driver = engine === 'fast' ? new FastTokenizerDriver(handler) : new TokenizerDriver(handler);
+  let safe = 0;
+  for (const chunk of chunks) {
+    driver.write(chunk, false);
+    // The safe offset never goes back; what came before it is complete (checked against the final events below).
+    const now = driver.safeOffset();
+    expect(now).toBeGreaterThanOrEqual(safe);
+    safe = now;
+    out.push(`safe ${safe}`);
+  }
+  driver.write('', true);
+  if (engine === 'fast') checkLines(chunks.join(''), locations);
+  return out;
+}
+
+/**
+ * The fast driver's events, fed `chunks`, against parse5's fed the whole input (parse5's line numbers can
+ * depend on where chunks end: a line feed read again after the tokenizer waited for input is counted twice).
+ * Safe offsets differ (each says "complete before here" at its own points): each fast one must lie at or before
+ * the start of every token emitted after it.
+ */
+function expectSameEvents(chunks: readonly string[]): void {
+  const fast = events(chunks, 'fast');
+  const reference = events([chunks.join('')], 'parse5');
+  const strip = (lines: string[]): string[] => lines.filter((l) => !l.startsWith('safe ')).filter((l, i, all) => l !== 'text' || all[i - 1] !== 'text');
+  expect(strip(fast), JSON.stringify(chunks.join(''))).toEqual(strip(reference));
+  let safe = 0;
+  for (const line of fast) {
+    if (line.startsWith('safe ')) safe = Number(line.slice(5));
+    else {
+      const m = /@(\d+)-/.exec(line);
+      if (m !== null) expect(Number(m[1]), line).toBeGreaterThanOrEqual(safe);
+    }
+  }
+}
+
+function check(html: string, random: () => number): void {
+  expectSameEvents([html]);
+  if (html.length < 400) expectSameEvents(Array.from(html));
+  for (const max of html.length < 1000 ? [2, 7, 64] : [64, 4096, 30_000]) expectSameEvents(randomChunks(html, random, max));
+}
+
+const EDGES: Record<string, string> = {
+  'CR, CRLF and LF in text, attributes and comments':
+    'a\r\nb\rc\n\r\nd\n<a href="x\r\ny\n" title=\'p\rq\r\n\'>t\r</a><!-- c\r\nd\re\n -->\n\r\n<p\r\nid=x>',
+  'a line feed last before a delimiter': 'text\n<b>x\n\n</b><i title="a\n">\n\n\n&amp;\n',
+  'surrogate pairs and lone surrogates': '😀 text 😀😀<img src="😀/a😀" alt=\'😀\'>\uD800x\uDC00y\uD83D<p title="\uDC00z">😀\n😀',
+  'NUL in text, attributes, names, comments, script and style': 'a\0b<p title="x\0y" alt=\'\0\' d\0ata=1 x=a\0b>\0<!-- \0 --><scr\0ipt>a\0b</script><style>c\0d</style><P\0>',
+  'character references': '&amp; &copy x&#x41;y &nope; <a href="a?b=1&amp;c=2&copy=3&lt" title=\'&lt;&#60;&#0;\'>&gt;</a><title>&amp;x</title><textarea>a&lt;b\n</textarea>',
+  'references that decode to whitespace, in head': '<html><head>&#32;&Tab;&NewLine;&#x0a;<title>x</title></head>&#32;<frameset></frameset>',
+  'a reference to a carriage return is not whitespace': '<head>&#13;<frameset>',
+  'comments with dashes and bangs': '<!-- a -- b --!> <!---><!----><!-- <!-- x --> <!--a-b-c-->text<!--a--!-->b<!--<!-->c',
+  'bogus comments': '<?xml version="1.0"?><!x><!><![CDATA[ in html ]]></ 3 ></>x</\n>',
+  'script with escapes': '<script>if (a < b) { x = "<!-- <script> </script> -->"; }</script><script><!-- a\n --></script>after<script><!--<script></script>--></script>z',
+  'script double escapes': '<script><!--<SCRIPT>x</script>y--></script><script><!--<scripts></script>q<script><!--<script/></script >--!></script>',
+  'script end tag lookalikes': '<script>a</scrip></scriptx></script\0></Script\t>b<script>c</SCRIPT/>d<script>e</script x="</script>">f',
+  'style, xmp, iframe, noembed, noframes': '<style>a { background: url(x.png) }\n</style><xmp><b>x</b></xmp><iframe><p>y</iframe><noembed>z</noembed><noframes>w</noframes>',
+  'foreign content and CDATA': '<svg><style>.a{fill:url(#g)}</style><a xlink:href="x">t</a><![CDATA[ <b> ]]><foreignObject><p title="q">w</p><![CDATA[x]]></foreignObject></svg><math><mi>x</mi><annotation-xml encoding="text/html"><p>y</p></annotation-xml></math>',
+  'whitespace then text, then whitespace': '<head>   \n\t\f  <title>t</title>  \n x  y \n </head>\n<body>  \n</body>',
+  'pre, listing and textarea newlines': '<pre>\r\n<b>x</b></pre><listing>\n\ny</listing><textarea>\r\nz</textarea><pre>\r</pre>',
+  'tables and text': '<table> <tr> x <td> y </td> &#32; </tr><b>z</b></table><table>&#10;<tr></table>',
+  'attributes: duplicates, odd names and values': '<a href=x href=y HREF="z" =a "b=1 <c=2 d e= f g=h=i j=\'k\'l m="n"/o/>p<a / href = "q" / >',
+  'uppercase tag and attribute names': '<DIV CLASS="a" Data-X=1><A HREF="b">c</A></DIV><SVG VIEWBOX="0 0 1 1"><FOREIGNOBJECT/></SVG>',
+  'unterminated tag at EOF': '<p>text<a href="abc\ndef',
+  'unterminated comment at EOF': '<p>x<!-- never closed',
+  'unterminated bogus comment at EOF': '<p>x<?never closed',
+  'unterminated doctype at EOF': '<!DOCTYPE html PUBLIC "-//W3C//DTD',
+  'lone < and </ at EOF': 'a<',
+  'lone </ at EOF': 'b</',
+  'doctypes': '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd"><!doctype x><!DOCTYPE>',
+  'quirks doctype and a table after p': '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN"><p><table><tr><td><svg><desc><style>a</style></desc></svg>',
+  'plaintext': '<p>x</p><plaintext>a<b>c&amp;\r\nd\0e',
+  'rcdata end tag lookalikes': '<title>a</titl b</title x></title><textarea>1</textare</textarea>',
+  'template and select': '<template><base href="/x/"><style>a</style></template><select><option><style>b</style><svg><a>c</a></svg></select>',
+  'frameset documents': '<frameset><noframes><a href="x">y</a></noframes><style>z</style></frameset><noframes>w</noframes>',
+};
+
+const LONG: Record<string, string> = {
+  whitespaceAcrossWaterline: `<p>${' '.repeat(70_000)}\n  text after <b>x</b>${'\n'.repeat(70_000)}y<i>`,
+  longAttribute: `<a href="${'x/'.repeat(40_000)}\n${'y'.repeat(40_000)}" title='${'t '.repeat(40_000)}'>z</a>`,
+  longComment: `<!--${'- -\n'.repeat(30_000)}-->after`,
+  longScript: `<script>${'if (a < b) x++; <!-- y--\n'.repeat(10_000)}</script>`,
+  longCrlfText: `<p>${'word\r\n'.repeat(30_000)}</p>\r\n<a href=x>`,
+};
+
+describe('the fast tokenizer emits what parse5 emits', () => {
+  for (const [name, html] of Object.entries({ ...EDGES, ...LONG })) {
+    it(`${name}: whole, a unit at a time and in random chunks (seed ${CHUNK_SEED})`, () => {
+      check(html, seededRandom(CHUNK_SEED));
+    });
+  }
+
+  it('html5lib-tests tokenizer inputs', () => {
+    const dir = new URL('../../../shared/conformance/html5lib-tests/tokenizer/', import.meta.url);
+    const random = seededRandom(CHUNK_SEED);
+    let n = 0;
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.test'))) {
+      const json = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as { tests?: Array<{ input: string; doubleEscaped?: boolean }> };
+      for (const test of json.tests ?? []) {
+        let input = test.input;
+        if (test.doubleEscaped === true) input = input.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+        // In the data state, after a <script>, <style>, <title> and <textarea> (the tree builder's text modes).
+        for (const prefix of ['', '<script>', '<style>', '<title>', '<svg>', '<plaintext>']) {
+          expectSameEvents([prefix + input]);
+          expectSameEvents(randomChunks(prefix + input, random, 5));
+          n++;
+        }
+      }
+    }
+    expect(n).toBeGreaterThan(5000);
+  }, 300_000);
+
+  it('html5lib-tests tree-construction inputs', () => {
+    const dir = new URL('../../../shared/conformance/html5lib-tests/tree-construction/', import.meta.url);
+    const random = seededRandom(CHUNK_SEED);
+    let n = 0;
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.dat'))) {
+      const text = readFileSync(new URL(file, dir), 'utf8');
+      for (const m of text.matchAll(/(?:^|\n)#data\n([\s\S]*?)\n#(?:errors|new-errors|document-fragment|script-off|script-on|document)/g)) {
+        expectSameEvents([m[1]!]);
+        expectSameEvents(randomChunks(m[1]!, random, 6));
+        expectSameEvents(Array.from(m[1]!));
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(1500);
+  }, 300_000);
+
+  it('4000 random documents from the pieces that move the tokenizer between states, whole and in random chunks', () => {
+    const pieces = [
+      '<', '>', '/', '&', '"', "'", '=', '-', '!', '?', ' ', '\t', '\n', '\r', '\r\n', '\f', '\0', 'a', 'x y', '😀', '\uD800', '\uDC00', ']]>', ']',
+      '<p>', '</p>', '<a href="', '<img src=', " title='", '<!--', '-->', '--!>', '<!', '<![CDATA[', '&amp;', '&#x41;', '&#32;', '&#', '&copy', '&nosuch;',
+      '<script>', '</script>', '<!-- <script>', '</script ', '<style>', '</style>', '<textarea>', '</textarea>', '<title>', '</title>', '<plaintext>',
+      '<xmp>', '</xmp>', '<svg>', '</svg>', '<math>', '<mi>', '<foreignObject>', '<desc>', '<!doctype html>', '<!DOCTYPE', '</', 'text ', 'more words here ',
+      '<table>', '<tr>', '<td>', '</table>', '<select>', '<option>', '<template>', '</template>', '<frameset>', '<noframes>', '<pre>', '<b>', '</b>', '<body>', '<head>',
+    ];
+    const random = seededRandom(CHUNK_SEED);
+    for (let n = 0; n < 4000; n++) {
+      let html = '';
+      const length = Math.floor(random() * 60);
+      for (let i = 0; i < length; i++) html += pieces[Math.floor(random() * pieces.length)];
+      expectSameEvents([html]);
+      expectSameEvents(randomChunks(html, random, 1 + Math.floor(random() * 8)));
+    }
+  }, 300_000);
+
+  it('the 258 real pages of htmlparser-benchmark, whole and in random chunks', () => {
+    const dir = `${dirname(createRequire(import.meta.url).resolve('htmlparser-benchmark/package.json'))}/files/`;
+    const files = readdirSync(dir).filter((f) => f.endsWith('.html')).sort();
+    expect(files.length).toBe(258);
+    const random = seededRandom(CHUNK_SEED);
+    for (const file of files) {
+      const html = readFileSync(dir + file, 'latin1');
+      expectSameEvents([html]);
+      expectSameEvents(randomChunks(html, random, 1 + Math.floor(random() * 4096)));
+    }
+  }, 300_000);
+});
+
+/** The rewriter's output and report with the given tokenizer. */
+function rewrite(chunks: readonly string[], tokenizer: Engine): { out: string; refs: ReferenceRecord[]; warnings: string[] } {
+  let out = '';
+  const refs: ReferenceRecord[] = [];
+  const warnings: string[] = [];
+  const core = new HtmlRewriteCore(
+    { retrieval: { url: 'https://example.com/a/b/page.html' }, onReference: (r) => refs.push(r), onWarning: (w) => warnings.push(`${w.code} ${w.line ?? ''}:${w.column ?? ''}`) },
+    IDENTITY_CODEC,
+    (raw) => {
+      out += raw;
+    },
+    { tokenizer },
+  );
+  for (const c of chunks) core.write(c);
+  core.end();
+  return { out, refs, warnings };
+}
+
+describe('the rewriter with the fast tokenizer writes what it writes with parse5', () => {
+  it('the 258 real pages and the edge cases, whole and in random chunks', () => {
+    const dir = `${dirname(createRequire(import.meta.url).resolve('htmlparser-benchmark/package.json'))}/files/`;
+    const docs = [...readdirSync(dir).filter((f) => f.endsWith('.html')).sort().map((f) => readFileSync(dir + f, 'latin1')), ...Object.values(EDGES)];
+    const random = seededRandom(CHUNK_SEED);
+    let rewritten = 0;
+    for (const html of docs) {
+      const reference = rewrite([html], 'parse5');
+      expect(rewrite([html], 'fast')).toEqual(reference);
+      expect(rewrite(randomChunks(html, random, 1 + Math.floor(random() * 4096)), 'fast')).toEqual(reference);
+      if (reference.out !== html) rewritten++;
+    }
+    expect(rewritten).toBeGreaterThan(200);
+  }, 300_000);
+});

@@ -1,0 +1,925 @@
+/**
+ * The HTML standard's tokenizer (https://html.spec.whatwg.org/multipage/parsing.html#tokenization), written
+ * for the rewriter: it finds tags, comments, doctypes and the end of raw text with `indexOf` and short loops
+ * over the input string, and hands parse5's tree builder (`StackBuilder`) the very tokens parse5's own
+ * tokenizer would — the same tag names, attributes (names, decoded values, duplicates dropped), self-closing
+ * flags and source locations (line, column, offset), the same comment and doctype extents, and text in the same
+ * classes (whitespace, NUL, other). The tree builder still decides everything it decides with parse5's
+ * tokenizer: RAWTEXT, RCDATA, script data and PLAINTEXT, foreign content, CDATA sections.
+ *
+ * NOTE: hand-written because parse5's tokenizer steps a state machine method per code point and allocates a
+ * string per attribute character; it was about 40% of the CPU time of rewriting a WARC file (issue 12:
+ * `--cpu-prof` of bench/warc.ts), and no maintained JS tokenizer gives parse5's tokens and locations. It is
+ * checked against parse5's tokenizer (src/html/fast-tokenizer.test.ts): every event the rewriter sees, on the
+ * html5lib tokenizer and tree-construction inputs, the 258 real pages, edge cases and random documents, whole
+ * and in random chunks.
+ * What it does not produce, because nothing reads it: comment data (the tree adapter keeps no comments) and the
+ * `chars` of text after its first character (the tree builder reads only whether text starts with a line feed).
+ */
+import { Token, Tokenizer, TokenizerMode, html } from 'parse5';
+import { DecodingMode, decodeHTML, decodeHTMLAttribute } from 'entities/decode';
+import { StackBuilder } from './tokenizer-driver.ts';
+import type { DriverHandler, TokenizerEngine } from './tokenizer-driver.ts';
+import { mayHoldUrl } from './url-attributes.ts';
+
+const enum C {
+  Nul = 0x00,
+  Tab = 0x09,
+  Lf = 0x0a,
+  Ff = 0x0c,
+  Cr = 0x0d,
+  Space = 0x20,
+  Bang = 0x21,
+  Quote = 0x22,
+  Amp = 0x26,
+  Apos = 0x27,
+  Dash = 0x2d,
+  Slash = 0x2f,
+  Lt = 0x3c,
+  Equals = 0x3d,
+  Gt = 0x3e,
+  Question = 0x3f,
+  RightBracket = 0x5d,
+}
+
+/** Text modes the tree builder switches the tokenizer to (plus CDATA, which the tokenizer enters itself). */
+const enum Mode {
+  Data,
+  Rcdata,
+  Rawtext,
+  ScriptData,
+  Plaintext,
+}
+
+/** What a markup scanner returns when the input ends inside the construct and more may come. */
+const MORE = -1;
+
+/** Raw whitespace: the tokenizer's four, and CR, which input preprocessing turns into a line feed. */
+function isSpace(c: number): boolean {
+  return c === C.Space || c === C.Lf || c === C.Tab || c === C.Ff || c === C.Cr;
+}
+
+function isAlpha(c: number): boolean {
+  return ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
+}
+
+/** Ends a tag name or an unquoted attribute value: whitespace, "/" or ">" (tag name), whitespace or ">". */
+function endsTagName(c: number): boolean {
+  return isSpace(c) || c === C.Slash || c === C.Gt;
+}
+
+/** Preprocessing and the tokenizer's own replacements, applied to a raw slice: CRLF and CR to LF, NUL to U+FFFD. */
+function normalized(raw: string): string {
+  let s = raw;
+  if (s.indexOf('\r') !== -1) s = s.replace(/\r\n?/g, '\n');
+  if (s.indexOf('\0') !== -1) s = s.replaceAll('\0', '\uFFFD');
+  return s;
+}
+
+/** A tag or attribute name: ASCII upper case lowered (only ASCII: the standard's "ASCII upper alpha"), NUL to U+FFFD. */
+function nameOf(raw: string): string {
+  let s = raw;
+  if (/[A-Z]/.test(s)) s = s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+  return normalized(s);
+}
+
+/** Names seen lately, by a hash of their characters: most tags and attributes reuse a string, not slice one. */
+const NAME_SLOTS = 1024;
+const nameCache: Array<string | undefined> = new Array<string | undefined>(NAME_SLOTS);
+
+/** nameOf(s.slice(start, end)), from the cache when the same name (ASCII case aside) was read lately. */
+function internName(s: string, start: number, end: number): string {
+  const length = end - start;
+  if (length > 24) return nameOf(s.slice(start, end));
+  let h = length;
+  for (let k = start; k < end; k++) {
+    let c = s.charCodeAt(k);
+    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+    else if (c === C.Nul || c === C.Cr) return nameOf(s.slice(start, end));
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  const slot = (h ^ (h >>> 11)) & (NAME_SLOTS - 1);
+  const cached = nameCache[slot];
+  if (cached !== undefined && cached.length === length) {
+    let k = 0;
+    for (; k < length; k++) {
+      let c = s.charCodeAt(start + k);
+      if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+      if (c !== cached.charCodeAt(k)) break;
+    }
+    if (k === length) return cached;
+  }
+  const name = nameOf(s.slice(start, end));
+  nameCache[slot] = name;
+  return name;
+}
+
+/**
+ * An attribute value as the tokenizer builds it: preprocessed, character references decoded as "consumed as part
+ * of an attribute", NUL as U+FFFD. `own`: copied into a string of its own, for a token the tree builder may keep
+ * (a formatting element's, in its list of active formatting elements): a slice would keep the whole input chunk
+ * alive as long as that token lives.
+ */
+function valueOf(raw: string, own: boolean): string {
+  if (raw.indexOf('&') === -1 && raw.indexOf('\r') === -1 && raw.indexOf('\0') === -1) return own && raw.length >= 13 ? ` ${raw}`.slice(1) : raw;
+  let s = raw;
+  if (s.indexOf('\r') !== -1) s = s.replace(/\r\n?/g, '\n');
+  // A reference to U+0000 decodes to U+FFFD; a raw NUL is replaced after decoding (it cannot start a reference).
+  if (s.indexOf('&') !== -1) s = decodeHTMLAttribute(s);
+  return s.indexOf('\0') === -1 ? s : s.replaceAll('\0', '\uFFFD');
+}
+
+/** https://html.spec.whatwg.org/multipage/parsing.html#formatting: the elements whose tokens the tree builder keeps. */
+/** The attributes of a tag without any (the tree builder only reads a token's list). */
+const NO_ATTRS: Token.Attribute[] = [];
+
+const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);
+
+type Location = Token.Location & { attrs?: Record<string, Token.Location> };
+
+/** The shape of parse5's tokenizer that its tree builder reads and sets. */
+interface BuilderTokenizer {
+  state: number;
+  inForeignNode: boolean;
+}
+
+export class FastTokenizerDriver implements TokenizerEngine {
+  private readonly builder: StackBuilder;
+  private readonly modes: BuilderTokenizer;
+
+  /** Unconsumed input, from absolute offset `base`; `pos` indexes it. */
+  private html = '';
+  private base = 0;
+  private pos = 0;
+  private final = false;
+  /** Whether any input so far held a CR or a NUL (their slower paths are needed only then). */
+  private seenCr = false;
+  private seenNul = false;
+  private mode = Mode.Data;
+  private lastStartTagName = '';
+  /** Script data sub-state, kept across writes (see scanScript). */
+  private script = Script.Data;
+  private inCdata = false;
+  private ended = false;
+  /** An incomplete construct at `pos` was tried with the input up to this length: try again once it doubles. */
+  private retryAt = 0;
+
+  // Line counting, monotonic: line breaks counted up to absolute offset `lineScanned`.
+  private lineScanned = 0;
+  private line = 1;
+  private lineStart = 0;
+
+  constructor(handler: DriverHandler) {
+    this.builder = new StackBuilder(handler);
+    this.modes = this.builder.tokenizer as unknown as BuilderTokenizer;
+  }
+
+  write(chunk: string, isLastChunk: boolean): void {
+    if (this.ended) return;
+    if (chunk.length > 0) {
+      if (!this.seenCr && chunk.indexOf('\r') !== -1) this.seenCr = true;
+      if (!this.seenNul && chunk.indexOf('\0') !== -1) this.seenNul = true;
+      this.html = this.html.length === 0 ? chunk : this.html + chunk;
+    }
+    this.final = isLastChunk;
+    if (!this.final && this.html.length < this.retryAt) return;
+    this.retryAt = 0;
+    this.run();
+    if (this.final) {
+      this.eof();
+      return;
+    }
+    // Keep only the unconsumed input (and a little before it: see lineAt, which reads the unit before `pos`).
+    if (this.pos > 1 << 16) {
+      const drop = this.pos - 1;
+      this.lineAt(drop);
+      this.html = this.html.slice(drop);
+      this.base += drop;
+      this.pos -= drop;
+    }
+  }
+
+  safeOffset(): number {
+    return this.base + this.pos;
+  }
+
+  openElementCount(): number {
+    return this.builder.openElementCount;
+  }
+
+  inTemplate(): boolean {
+    return this.builder.inTemplate;
+  }
+
+  // --- the main loop ---------------------------------------------------------------------------------------
+
+  private run(): void {
+    for (;;) {
+      let next: number;
+      if (this.inCdata) next = this.scanCdata();
+      else {
+        switch (this.mode) {
+          case Mode.Data:
+            next = this.scanData();
+            break;
+          case Mode.Rcdata:
+          case Mode.Rawtext:
+            next = this.scanRawText();
+            break;
+          case Mode.ScriptData:
+            next = this.scanScript();
+            break;
+          default:
+            next = this.scanPlaintext();
+        }
+      }
+      if (next === MORE) {
+        if (!this.final) this.retryAt = this.pos === this.html.length ? 0 : this.html.length + (this.html.length - this.pos);
+        return;
+      }
+      this.pos = next;
+      if (this.pos >= this.html.length) return;
+    }
+  }
+
+  /** Data state: text up to a "<" that starts markup, then the markup. Returns where to go on, or MORE. */
+  private scanData(): number {
+    const s = this.html;
+    const n = s.length;
+    const start = this.pos;
+    let from = start;
+    for (;;) {
+      const lt = s.indexOf('<', from);
+      if (lt === -1) {
+        this.emitHeldText(start, n, true);
+        return MORE;
+      }
+      // Tag open state: "!", "/", an ASCII alpha and "?" start markup; anything else (EOF too) is text. "</" at
+      // EOF is text too (end tag open state, EOF).
+      if (lt + 1 >= n || (lt + 2 >= n && s.charCodeAt(lt + 1) === C.Slash)) {
+        if (this.final) {
+          this.emitText(start, n, true);
+          return n;
+        }
+        this.emitText(start, lt, true);
+        this.pos = lt;
+        return MORE;
+      }
+      const c = s.charCodeAt(lt + 1);
+      if (c === C.Bang || c === C.Slash || c === C.Question || isAlpha(c)) {
+        this.emitText(start, lt, true);
+        this.pos = lt;
+        return this.markupAt(lt);
+      }
+      from = lt + 1;
+    }
+  }
+
+  /** The markup at `lt`: "<" then "!", "?", an ASCII alpha, or "/" and one more character. Emitted; returns the offset after it, or MORE. */
+  private markupAt(lt: number): number {
+    const s = this.html;
+    const c = s.charCodeAt(lt + 1);
+    if (c === C.Bang) return this.declarationAt(lt);
+    if (c === C.Question) return this.bogusCommentAt(lt, lt + 1);
+    if (c === C.Slash) {
+      const d = s.charCodeAt(lt + 2);
+      if (isAlpha(d)) return this.tagAt(lt, true);
+      if (d === C.Gt) return lt + 3; // "</>": missing-end-tag-name, nothing emitted
+      return this.bogusCommentAt(lt, lt + 2);
+    }
+    return this.tagAt(lt, false);
+  }
+
+  // --- tags ------------------------------------------------------------------------------------------------
+
+  /**
+   * A start or end tag at `lt` (its name starts at lt + 1 or lt + 2), through the tag name, attribute and
+   * self-closing states. Emits it and returns the offset after its ">"; MORE; or, at EOF inside it (eof-in-tag:
+   * the tag is dropped), the input's length.
+   */
+  private tagAt(lt: number, end: boolean): number {
+    const s = this.html;
+    const n = s.length;
+    let i = lt + (end ? 2 : 1);
+    const nameStart = i;
+    while (i < n && !endsTagName(s.charCodeAt(i))) i++;
+    if (i >= n) return this.final ? n : MORE;
+    const tagName = internName(s, nameStart, i);
+    const own = FORMATTING.has(tagName);
+    let attrs = NO_ATTRS;
+    let names: Set<string> | null = null;
+    /** URL-bearing attributes: name, start and end, whose locations the rewriter reads. */
+    let kept: Array<string | number> | null = null;
+    let selfClosing = false;
+    // Before attribute name / after attribute name / self-closing start tag, with `i` at the current character.
+    for (;;) {
+      let c = s.charCodeAt(i);
+      while (isSpace(c)) {
+        if (++i >= n) return this.final ? n : MORE;
+        c = s.charCodeAt(i);
+      }
+      if (c === C.Gt) break;
+      if (c === C.Slash) {
+        // Self-closing start tag state: ">" ends the tag; anything else is reconsumed before an attribute name.
+        if (++i >= n) return this.final ? n : MORE;
+        if (s.charCodeAt(i) === C.Gt) {
+          selfClosing = true;
+          break;
+        }
+        continue;
+      }
+      // Attribute name state (its first character may be "=": unexpected-equals-sign-before-attribute-name).
+      const attrStart = i;
+      i++;
+      while (i < n) {
+        const d = s.charCodeAt(i);
+        if (isSpace(d) || d === C.Slash || d === C.Gt || d === C.Equals) break;
+        i++;
+      }
+      if (i >= n) return this.final ? n : MORE;
+      const name = internName(s, attrStart, i);
+      let duplicate: boolean;
+      if (names !== null) duplicate = names.has(name);
+      else {
+        duplicate = false;
+        for (let k = 0; k < attrs.length; k++) {
+          if (attrs[k]!.name === name) {
+            duplicate = true;
+            break;
+          }
+        }
+        if (!duplicate && attrs.length === 64) names = new Set(attrs.map((a) => a.name));
+      }
+      if (names !== null && !duplicate) names.add(name);
+      // After attribute name state: whitespace, then "=" starts a value; anything else ends the attribute here.
+      let attrEnd = i;
+      let value = '';
+      let j = i;
+      while (j < n && isSpace(s.charCodeAt(j))) j++;
+      if (j >= n) return this.final ? n : MORE;
+      if (s.charCodeAt(j) === C.Equals) {
+        // Before attribute value state.
+        j++;
+        while (j < n && isSpace(s.charCodeAt(j))) j++;
+        if (j >= n) return this.final ? n : MORE;
+        const q = s.charCodeAt(j);
+        if (q === C.Quote || q === C.Apos) {
+          const close = s.indexOf(q === C.Quote ? '"' : "'", j + 1);
+          if (close === -1) return this.final ? n : MORE;
+          if (!duplicate) value = valueOf(s.slice(j + 1, close), own);
+          i = close + 1;
+          // After attribute value (quoted): the attribute ends at the next character, whatever it is.
+          if (i >= n) return this.final ? n : MORE;
+          attrEnd = i;
+        } else if (q === C.Gt) {
+          // missing-attribute-value: the tag ends; the attribute ended at the "=" (parse5 left it there).
+          i = j;
+        } else {
+          let k = j;
+          while (k < n) {
+            const d = s.charCodeAt(k);
+            if (isSpace(d) || d === C.Gt) break;
+            k++;
+          }
+          if (k >= n) return this.final ? n : MORE;
+          if (!duplicate) value = valueOf(s.slice(j, k), own);
+          i = k;
+          attrEnd = k;
+        }
+      } else {
+        i = j;
+      }
+      if (!duplicate) {
+        if (attrs === NO_ATTRS) attrs = [];
+        attrs.push({ name, value });
+        if (mayHoldUrl(name)) (kept ??= []).push(name, attrStart, attrEnd);
+      }
+    }
+    // `i` is at the ">". Locations in input order (lineAt moves forward only).
+    const location: Location = this.span(lt, -1, 1);
+    if (kept !== null) {
+      const attrLocations = Object.create(null) as Record<string, Token.Location>;
+      for (let k = 0; k < kept.length; k += 3) attrLocations[kept[k] as string] = this.span(kept[k + 1] as number, kept[k + 2] as number, 0);
+      location.attrs = attrLocations;
+    }
+    this.spanEnd(location, i + 1, 1);
+    const token: Token.TagToken = {
+      type: end ? Token.TokenType.END_TAG : Token.TokenType.START_TAG,
+      tagName,
+      tagID: html.getTagID(tagName),
+      selfClosing,
+      ackSelfClosing: false,
+      attrs,
+      location,
+    };
+    this.pos = i + 1;
+    if (end) this.builder.onEndTag(token);
+    else {
+      this.lastStartTagName = tagName;
+      this.modes.state = TokenizerMode.DATA;
+      this.builder.onStartTag(token);
+      this.takeMode();
+    }
+    return i + 1;
+  }
+
+  /** After a start tag: the text mode the tree builder switched the tokenizer to, if any. */
+  private takeMode(): void {
+    switch (this.modes.state) {
+      case TokenizerMode.RCDATA:
+        this.mode = Mode.Rcdata;
+        break;
+      case TokenizerMode.RAWTEXT:
+        this.mode = Mode.Rawtext;
+        break;
+      case TokenizerMode.SCRIPT_DATA:
+        this.mode = Mode.ScriptData;
+        this.script = Script.Data;
+        break;
+      case TokenizerMode.PLAINTEXT:
+        this.mode = Mode.Plaintext;
+        break;
+      default:
+        this.mode = Mode.Data;
+    }
+  }
+
+  // --- comments, doctypes, CDATA ---------------------------------------------------------------------------
+
+  /** Markup declaration open state, at "<!". */
+  private declarationAt(lt: number): number {
+    const s = this.html;
+    const at = lt + 2;
+    // parse5 waits until it can compare each sequence whole (a sequence cut by the end of input may still match).
+    if (at + 2 > s.length && !this.final) return MORE;
+    if (s.startsWith('--', at)) return this.commentAt(lt);
+    if (at + 7 > s.length && !this.final) return MORE;
+    if (at + 7 <= s.length && s.slice(at, at + 7).toLowerCase() === 'doctype') return this.doctypeAt(lt);
+    if (s.startsWith('[CDATA[', at) && this.modes.inForeignNode) {
+      this.pos = at + 7;
+      this.inCdata = true;
+      return at + 7;
+    }
+    return this.bogusCommentAt(lt, at);
+  }
+
+  /**
+   * A comment at "<!--": it ends at the first "-->" or "--!>" after the "<!--" (every comment state goes back to
+   * the comment state on anything else), or at once for "<!-->" and "<!--->" (abrupt-closing-of-empty-comment).
+   */
+  private commentAt(lt: number): number {
+    const s = this.html;
+    const at = lt + 4;
+    if (at >= s.length && !this.final) return MORE;
+    let gt: number;
+    if (s.charCodeAt(at) === C.Gt) gt = at;
+    else if (s.charCodeAt(at) === C.Dash && at + 1 < s.length && s.charCodeAt(at + 1) === C.Gt) gt = at + 1;
+    else if (s.charCodeAt(at) === C.Dash && at + 1 >= s.length && !this.final) return MORE;
+    else {
+      gt = -1;
+      let from = at;
+      for (;;) {
+        const dd = s.indexOf('--', from);
+        if (dd === -1 || dd + 2 >= s.length) break;
+        const c = s.charCodeAt(dd + 2);
+        if (c === C.Gt) {
+          gt = dd + 2;
+          break;
+        }
+        if (c === C.Bang) {
+          if (dd + 3 >= s.length) break;
+          if (s.charCodeAt(dd + 3) === C.Gt) {
+            gt = dd + 3;
+            break;
+          }
+        }
+        from = dd + 1;
+      }
+    }
+    if (gt === -1) {
+      if (!this.final) return MORE;
+      return this.emitAtEof({ type: Token.TokenType.COMMENT, data: '', location: this.span(lt, s.length + 1, 1) });
+    }
+    return this.emitComment(lt, gt + 1);
+  }
+
+  /** A bogus comment from "<" at `lt` (data from `at`): it ends at the first ">". */
+  private bogusCommentAt(lt: number, at: number): number {
+    const s = this.html;
+    const gt = s.indexOf('>', at);
+    if (gt === -1) {
+      if (!this.final) return MORE;
+      return this.emitAtEof({ type: Token.TokenType.COMMENT, data: '', location: this.span(lt, s.length + 1, 1) });
+    }
+    return this.emitComment(lt, gt + 1);
+  }
+
+  private emitComment(lt: number, end: number): number {
+    const token: Token.CommentToken = { type: Token.TokenType.COMMENT, data: '', location: this.span(lt, end, 1) };
+    this.pos = end;
+    this.builder.onComment(token);
+    return end;
+  }
+
+  /**
+   * A doctype at "<!DOCTYPE": every DOCTYPE state ends the token at ">" (some with a parse error), so it ends at
+   * the first ">". Its name, identifiers and force-quirks flag (which set the document's quirks mode) are read by
+   * parse5's own tokenizer from the doctype's text: a doctype comes once a document.
+   */
+  private doctypeAt(lt: number): number {
+    const s = this.html;
+    const gt = s.indexOf('>', lt + 9);
+    if (gt === -1 && !this.final) return MORE;
+    const end = gt === -1 ? s.length : gt + 1;
+    const fields = doctypeFields(s.slice(lt, end));
+    if (gt === -1) {
+      return this.emitAtEof({ type: Token.TokenType.DOCTYPE, ...fields, location: this.span(lt, s.length + 1, 1) });
+    }
+    const token: Token.DoctypeToken = { type: Token.TokenType.DOCTYPE, ...fields, location: this.span(lt, end, 1) };
+    this.pos = end;
+    this.builder.onDoctype(token);
+    return end;
+  }
+
+  /** A comment or doctype still open at the end of input: emitted, then EOF. */
+  private emitAtEof(token: Token.CommentToken | Token.DoctypeToken): number {
+    this.pos = this.html.length;
+    if (token.type === Token.TokenType.COMMENT) this.builder.onComment(token);
+    else this.builder.onDoctype(token);
+    return this.html.length;
+  }
+
+  /** CDATA section state (foreign content): text up to "]]>". */
+  private scanCdata(): number {
+    const s = this.html;
+    const close = s.indexOf(']]>', this.pos);
+    if (close === -1) {
+      if (this.final) {
+        this.emitText(this.pos, s.length, true);
+        return s.length;
+      }
+      // Hold a "]" or "]]" that may start the end.
+      let end = s.length;
+      while (end > this.pos && end > s.length - 2 && s.charCodeAt(end - 1) === C.RightBracket) end--;
+      this.emitText(this.pos, end, true);
+      this.pos = end;
+      return MORE;
+    }
+    this.emitText(this.pos, close, true);
+    this.inCdata = false;
+    return close + 3;
+  }
+
+  // --- text modes ------------------------------------------------------------------------------------------
+
+  /** RCDATA and RAWTEXT: text up to an appropriate end tag ("</" + the start tag's name + whitespace, "/" or ">"). */
+  private scanRawText(): number {
+    const s = this.html;
+    const start = this.pos;
+    let from = start;
+    for (;;) {
+      const lt = s.indexOf('</', from);
+      if (lt === -1) {
+        // A "<" last may start one.
+        const end = s.length > start && s.charCodeAt(s.length - 1) === C.Lt && !this.final ? s.length - 1 : s.length;
+        this.emitHeldText(start, end, false);
+        return MORE;
+      }
+      const m = this.appropriateEndTag(lt);
+      if (m === MORE) {
+        this.emitText(start, lt, false);
+        this.pos = lt;
+        return MORE;
+      }
+      if (m) {
+        this.emitText(start, lt, false);
+        this.mode = Mode.Data;
+        this.pos = lt;
+        return this.tagAt(lt, true);
+      }
+      from = lt + 1;
+    }
+  }
+
+  /** Whether "</" at `lt` starts an end tag named as the last start tag, followed by whitespace, "/" or ">". */
+  private appropriateEndTag(lt: number): boolean | typeof MORE {
+    const s = this.html;
+    const name = this.lastStartTagName;
+    const after = lt + 2 + name.length;
+    if (after >= s.length) {
+      if (this.final) return false;
+      // Still undecided only while what is there matches.
+      for (let k = lt + 2; k < s.length; k++) if ((s.charCodeAt(k) | 0x20) !== name.charCodeAt(k - lt - 2)) return false;
+      return MORE;
+    }
+    for (let k = 0; k < name.length; k++) if ((s.charCodeAt(lt + 2 + k) | 0x20) !== name.charCodeAt(k)) return false;
+    return endsTagName(s.charCodeAt(after));
+  }
+
+  /**
+   * Script data and its escaped and double-escaped states (https://html.spec.whatwg.org/multipage/parsing.html#script-data-state):
+   * the script ends at an appropriate end tag seen in the script data, escaped or escaped-dash states, never in
+   * the double-escaped ones. The sub-state is kept across writes; a "<" whose meaning depends on input not yet
+   * here is where the scan stops.
+   */
+  private scanScript(): number {
+    const s = this.html;
+    const n = s.length;
+    const start = this.pos;
+    let i = start;
+    let st = this.script;
+    for (;;) {
+      if (st === Script.Data) {
+        const lt = s.indexOf('<', i);
+        if (lt === -1) {
+          i = n;
+          break;
+        }
+        i = lt;
+      }
+      if (i >= n) break;
+      const c = s.charCodeAt(i);
+      if (c === C.Lt) {
+        if (st === Script.Data || st === Script.Escaped || st === Script.EscapedDash || st === Script.EscapedDashDash) {
+          if (i + 1 >= n && !this.final) break;
+          const d = i + 1 < n ? s.charCodeAt(i + 1) : -1;
+          if (d === C.Slash) {
+            const m = this.appropriateEndTag(i);
+            if (m === MORE) break;
+            if (m) {
+              this.emitText(start, i, false);
+              this.mode = Mode.Data;
+              this.script = Script.Data;
+              this.pos = i;
+              return this.tagAt(i, true);
+            }
+            st = st === Script.Data ? Script.Data : Script.Escaped;
+            i += 2;
+            continue;
+          }
+          if (st === Script.Data) {
+            // "<!--" enters the escaped states ("<!" then "--": escape start, escape start dash, escaped dash dash).
+            if (d === C.Bang) {
+              if (i + 4 > n && !this.final) break;
+              if (s.startsWith('--', i + 2)) {
+                st = Script.EscapedDashDash;
+                i += 4;
+              } else i += 2;
+              continue;
+            }
+            i++;
+            continue;
+          }
+          // Escaped less-than sign: "<" + ASCII alpha may start "<script" (double escape start).
+          if (isAlpha(d)) {
+            const m = this.scriptWordAt(i + 1);
+            if (m === MORE) break;
+            if (m > 0) {
+              st = Script.DoubleEscaped;
+              i = i + 1 + 6 + 1; // "script" and the character that ended it
+              continue;
+            }
+          }
+          st = Script.Escaped;
+          i++;
+          continue;
+        }
+        // Double escaped: "<" then "/script" + whitespace, "/" or ">" ends the double escape.
+        if (i + 1 >= n && !this.final) break;
+        if (i + 1 < n && s.charCodeAt(i + 1) === C.Slash) {
+          const m = this.scriptWordAt(i + 2);
+          if (m === MORE) break;
+          if (m > 0) {
+            st = Script.Escaped;
+            i = i + 2 + 6 + 1;
+            continue;
+          }
+          st = Script.DoubleEscaped;
+          i += 2;
+          continue;
+        }
+        st = Script.DoubleEscaped;
+        i++;
+        continue;
+      }
+      switch (st) {
+        case Script.Escaped:
+          if (c === C.Dash) st = Script.EscapedDash;
+          break;
+        case Script.EscapedDash:
+          st = c === C.Dash ? Script.EscapedDashDash : Script.Escaped;
+          break;
+        case Script.EscapedDashDash:
+          if (c === C.Gt) st = Script.Data;
+          else if (c !== C.Dash) st = Script.Escaped;
+          break;
+        case Script.DoubleEscaped:
+          if (c === C.Dash) st = Script.DoubleEscapedDash;
+          break;
+        case Script.DoubleEscapedDash:
+          st = c === C.Dash ? Script.DoubleEscapedDashDash : Script.DoubleEscaped;
+          break;
+        case Script.DoubleEscapedDashDash:
+          if (c === C.Gt) st = Script.Data;
+          else if (c !== C.Dash) st = Script.DoubleEscaped;
+          break;
+        default:
+      }
+      i++;
+    }
+    // Out of input at `i` (a "<" to decide later, or the end).
+    this.script = st;
+    this.emitText(start, i, false);
+    this.pos = i;
+    return MORE;
+  }
+
+  /**
+   * Whether "script" (ASCII case-insensitive) starts at `at`, followed by whitespace, "/" or ">": 1 if so, 0 if
+   * not, MORE if the input ends before that is known.
+   */
+  private scriptWordAt(at: number): number {
+    const s = this.html;
+    const word = 'script';
+    for (let k = 0; k <= word.length; k++) {
+      if (at + k >= s.length) return this.final ? 0 : MORE;
+      const c = s.charCodeAt(at + k);
+      if (k === word.length) return endsTagName(c) ? 1 : 0;
+      if ((c | 0x20) !== word.charCodeAt(k) || !isAlpha(c)) return 0;
+    }
+    return 0;
+  }
+
+  private scanPlaintext(): number {
+    this.emitHeldText(this.pos, this.html.length, false);
+    return MORE;
+  }
+
+  // --- text ------------------------------------------------------------------------------------------------
+
+  /**
+   * Text from `start` up to the end of what is here, less what may still change its meaning: a CR last (a CRLF
+   * is one line feed) and, where references are decoded (data, RCDATA), a character reference that may go on.
+   */
+  private emitHeldText(start: number, end: number, data: boolean): void {
+    let stop = end;
+    if (!this.final && stop > start) {
+      const s = this.html;
+      if (s.charCodeAt(stop - 1) === C.Cr) stop--;
+      if (data || this.mode === Mode.Rcdata) {
+        const amp = s.lastIndexOf('&', stop - 1);
+        if (amp >= start && !/[\s<]/.test(s.slice(amp, stop))) stop = amp;
+      }
+    }
+    this.emitText(start, stop, data);
+    this.pos = stop;
+  }
+
+  /**
+   * Text [start, end) to the tree builder, in parse5's classes: in the data state and CDATA sections a run of
+   * whitespace (character references decoding to whitespace included) is a whitespace token, a run of NUL a NUL
+   * token, anything else a character token. Runs of one class next to each other are one token to parse5; a
+   * character token that also holds whitespace does to the tree builder what the separate tokens do.
+   */
+  private emitText(start: number, end: number, data: boolean): void {
+    if (end <= start) return;
+    const s = this.html;
+    if (data && this.seenNul) {
+      let nul = s.indexOf('\0', start);
+      if (nul !== -1 && nul < end) {
+        let from = start;
+        while (nul !== -1 && nul < end) {
+          this.classified(from, nul, true);
+          let k = nul;
+          while (k < end && s.charCodeAt(k) === C.Nul) k++;
+          this.character(Token.TokenType.NULL_CHARACTER, s, nul, k);
+          from = k;
+          nul = s.indexOf('\0', k);
+        }
+        this.classified(from, end, true);
+        return;
+      }
+    }
+    this.classified(start, end, data || this.mode === Mode.Rcdata);
+  }
+
+  /** A run of text without NUL (or outside the data state, where NUL is U+FFFD): whitespace or character. */
+  private classified(start: number, end: number, references: boolean): void {
+    if (end <= start) return;
+    const s = this.html;
+    let i = start;
+    while (i < end && isSpace(s.charCodeAt(i))) i++;
+    if (i === end) return this.character(Token.TokenType.WHITESPACE_CHARACTER, s, start, end);
+    if (references && s.charCodeAt(i) === C.Amp && !this.nonWhitespaceDecoded(i, end)) return this.character(Token.TokenType.WHITESPACE_CHARACTER, s, start, end);
+    this.character(Token.TokenType.CHARACTER, s, start, end);
+  }
+
+  /** Whether text decodes to anything but whitespace (`&#32;`, `&Tab;` and `&NewLine;` are whitespace). */
+  private nonWhitespaceDecoded(start: number, end: number): boolean {
+    const text = decodeHTML(this.html.slice(start, end).replace(/\r\n?/g, '\n'), DecodingMode.Legacy);
+    return /[^ \n\t\f\r]/.test(text);
+  }
+
+  private character(type: Token.TokenType.CHARACTER | Token.TokenType.WHITESPACE_CHARACTER | Token.TokenType.NULL_CHARACTER, s: string, start: number, end: number): void {
+    // The tree builder reads only whether text starts with a line feed, and whether that is all of it (after
+    // <pre>, <listing>, <textarea>); a CR is a line feed, and a CRLF one line feed.
+    const c = s.charCodeAt(start);
+    let chars: string;
+    if (c === C.Cr || c === C.Lf) {
+      const first = c === C.Cr && start + 1 < end && s.charCodeAt(start + 1) === C.Lf ? 2 : 1;
+      chars = end - start > first ? '\n ' : '\n';
+    } else chars = s[start]!;
+    const token: Token.CharacterToken = { type, chars, location: null };
+    if (type === Token.TokenType.CHARACTER) this.builder.onCharacter(token);
+    else if (type === Token.TokenType.WHITESPACE_CHARACTER) this.builder.onWhitespaceCharacter(token);
+    else this.builder.onNullCharacter(token);
+  }
+
+  private eof(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const at = this.base + this.html.length;
+    const { line, column } = this.lineAt(this.html.length);
+    this.builder.onEof({ type: Token.TokenType.EOF, location: { startLine: line, startCol: column, startOffset: at, endLine: line, endCol: column, endOffset: at } });
+  }
+
+  // --- locations -------------------------------------------------------------------------------------------
+
+  /**
+   * parse5's location of [start, end) (indexes into `html`): line and column of `start`, and of the character
+   * before `end` plus `endColumnShift` (1 for a token's end, after its last character; 0 for an attribute, whose
+   * end is the character after it). Columns count UTF-16 units from 1; CRLF, CR and LF each end a line.
+   */
+  private span(start: number, end: number, endColumnShift: 0 | 1): Token.Location {
+    const a = this.lineAt(start);
+    const location = { startLine: a.line, startCol: a.column, startOffset: this.base + start, endLine: -1, endCol: -1, endOffset: -1 };
+    if (end >= 0) this.spanEnd(location, end, endColumnShift);
+    return location;
+  }
+
+  private spanEnd(location: Token.Location, end: number, endColumnShift: 0 | 1): void {
+    const b = this.lineAt(end - endColumnShift);
+    location.endLine = b.line;
+    location.endCol = b.column + endColumnShift;
+    location.endOffset = this.base + end;
+  }
+
+  private readonly position = { line: 1, column: 1 };
+
+  /** Line and column of index `at` of `html` (monotonic: never before an index asked for before). */
+  private lineAt(at: number): { line: number; column: number } {
+    const target = this.base + at;
+    if (target > this.lineScanned) {
+      const s = this.html;
+      const from = this.lineScanned - this.base;
+      if (!this.seenCr) {
+        for (let k = s.indexOf('\n', from); k !== -1 && k < at; k = s.indexOf('\n', k + 1)) {
+          this.line++;
+          this.lineStart = this.base + k + 1;
+        }
+      } else {
+        for (let k = from; k < at; k++) {
+          const c = s.charCodeAt(k);
+          if (c === C.Lf || (c === C.Cr && s.charCodeAt(k + 1) !== C.Lf)) {
+            this.line++;
+            this.lineStart = this.base + k + 1;
+          }
+        }
+      }
+      this.lineScanned = target;
+    }
+    this.position.line = this.line;
+    this.position.column = target - this.lineStart + 1;
+    return this.position;
+  }
+}
+
+const enum Script {
+  Data,
+  Escaped,
+  EscapedDash,
+  EscapedDashDash,
+  DoubleEscaped,
+  DoubleEscapedDash,
+  DoubleEscapedDashDash,
+}
+
+/** The fields of a doctype token, as parse5's tokenizer reads them from the doctype's whole text. */
+function doctypeFields(text: string): Pick<Token.DoctypeToken, 'name' | 'forceQuirks' | 'publicId' | 'systemId'> {
+  let found: Token.DoctypeToken | null = null;
+  const tokenizer = new Tokenizer({ sourceCodeLocationInfo: false }, {
+    onDoctype: (t: Token.DoctypeToken) => {
+      found = t;
+    },
+    onStartTag() {},
+    onEndTag() {},
+    onComment() {},
+    onCharacter() {},
+    onNullCharacter() {},
+    onWhitespaceCharacter() {},
+    onEof() {},
+  } as unknown as ConstructorParameters<typeof Tokenizer>[1]);
+  tokenizer.write(text, true);
+  const t = found as Token.DoctypeToken | null;
+  return t === null ? { name: null, forceQuirks: true, publicId: null, systemId: null } : { name: t.name, forceQuirks: t.forceQuirks, publicId: t.publicId, systemId: t.systemId };
+}
