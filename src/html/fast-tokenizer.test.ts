@@ -182,6 +182,7 @@ const LONG: Record<string, string> = {
   longComment: `<!--${'- -\n'.repeat(30_000)}-->after`,
   longScript: `<script>${'if (a < b) x++; <!-- y--\n'.repeat(10_000)}</script>`,
   longCrlfText: `<p>${'word\r\n'.repeat(30_000)}</p>\r\n<a href=x>`,
+  oneLongLineThenBreaks: `${'<a href=x title="t">y</a>'.repeat(8_000)}\r<b>\r\n<i>\n${'<img src=z>'.repeat(8_000)}\r`,
 };
 
 describe('the fast tokenizer emits what parse5 emits', () => {

@@ -168,6 +168,9 @@ export class FastTokenizerDriver implements TokenizerEngine {
   private lineScanned = 0;
   private line = 1;
   private lineStart = 0;
+  /** The next LF and CR at or after lineScanned (absolute offsets); -1 when not searched yet. */
+  private nextLf = -1;
+  private nextCr = -1;
 
   constructor(handler: DriverHandler) {
     this.builder = new StackBuilder(handler);
@@ -177,7 +180,10 @@ export class FastTokenizerDriver implements TokenizerEngine {
   write(chunk: string, isLastChunk: boolean): void {
     if (this.ended) return;
     if (chunk.length > 0) {
-      if (!this.seenCr && chunk.indexOf('\r') !== -1) this.seenCr = true;
+      if (!this.seenCr && chunk.indexOf('\r') !== -1) {
+        this.seenCr = true;
+        this.nextCr = -1;
+      }
       if (!this.seenNul && chunk.indexOf('\0') !== -1) this.seenNul = true;
       this.html = this.html.length === 0 ? chunk : this.html + chunk;
     }
@@ -870,27 +876,38 @@ export class FastTokenizerDriver implements TokenizerEngine {
   private lineAt(at: number): { line: number; column: number } {
     const target = this.base + at;
     if (target > this.lineScanned) {
+      // Line feeds, and CRs not followed by one (a CRLF is counted at its LF), in [lineScanned, target). The
+      // next of each is remembered, so that a long line is not searched again for every token on it.
       const s = this.html;
-      const from = this.lineScanned - this.base;
-      if (!this.seenCr) {
-        for (let k = s.indexOf('\n', from); k !== -1 && k < at; k = s.indexOf('\n', k + 1)) {
-          this.line++;
-          this.lineStart = this.base + k + 1;
+      for (;;) {
+        if (this.nextLf < this.lineScanned) this.nextLf = this.find('\n');
+        if (this.nextCr < this.lineScanned) this.nextCr = this.seenCr ? this.find('\r') : Infinity;
+        const k = Math.min(this.nextLf, this.nextCr);
+        if (k >= target) break;
+        const c = s.charCodeAt(k - this.base);
+        if (c !== C.Lf && c !== C.Cr) {
+          // A search that had run out of input (find's answer): search again from there.
+          this.lineScanned = k;
+          if (this.nextLf === k) this.nextLf = -1;
+          if (this.nextCr === k) this.nextCr = -1;
+          continue;
         }
-      } else {
-        for (let k = from; k < at; k++) {
-          const c = s.charCodeAt(k);
-          if (c === C.Lf || (c === C.Cr && s.charCodeAt(k + 1) !== C.Lf)) {
-            this.line++;
-            this.lineStart = this.base + k + 1;
-          }
-        }
+        this.lineScanned = k + 1;
+        if (c === C.Cr && s.charCodeAt(k - this.base + 1) === C.Lf) continue;
+        this.line++;
+        this.lineStart = k + 1;
       }
       this.lineScanned = target;
     }
     this.position.line = this.line;
     this.position.column = target - this.lineStart + 1;
     return this.position;
+  }
+
+  /** The absolute offset of the next `c` at or after lineScanned; if none is here, the end of the input so far. */
+  private find(c: string): number {
+    const k = this.html.indexOf(c, this.lineScanned - this.base);
+    return this.base + (k === -1 ? this.html.length : k);
   }
 }
 
