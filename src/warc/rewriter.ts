@@ -171,7 +171,7 @@ interface RecordOutcome {
 type Prepared =
   | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string }
   | { readonly kind: 'copy'; readonly context: WarcLineContext; readonly type: string | null; readonly reason: string; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly revisit: WarcHeader | null; readonly redirects?: readonly string[]; readonly warning?: WarcWarning }
-  | { readonly kind: 'job'; readonly context: WarcLineContext; readonly type: string | null; readonly status: number; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; done: boolean };
+  | { readonly kind: 'job'; readonly context: WarcLineContext; readonly type: string | null; readonly status: number; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; readonly encodeLater: boolean; readonly compressed: boolean; done: boolean };
 
 interface PendingUnit {
   readonly unit: WarcUnit;
@@ -384,9 +384,10 @@ class RecordRewriter {
       contentType: contentTypeRaw,
       newIds: [this.newId(), this.newId()],
       compressed,
+      encodeLater: this.pool !== null,
       options: this.jobOptions,
     };
-    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool === null ? runRewriteJob(job) : this.pool.run(job), done: false };
+    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool === null ? runRewriteJob(job) : this.pool.run(job), encodeLater: this.pool !== null, compressed, done: false };
     prepared.result.then(
       () => (prepared.done = true),
       () => (prepared.done = true),
@@ -419,7 +420,9 @@ class RecordRewriter {
       this.summary.references += r.counts.rewritten;
       this.remember(p.context, r.digestKeys, offset);
     }
-    return { replacement: r.replacement ?? p.replacement, after: r.after };
+    if (!p.encodeLater) return { replacement: r.replacement ?? p.replacement, after: r.after };
+    const encode = (b: Uint8Array): Uint8Array => encodeUnit(Buffer.from(b.buffer, b.byteOffset, b.byteLength), p.compressed);
+    return { replacement: r.replacement === null ? p.replacement : encode(r.replacement), after: r.after.map(encode) };
   }
 
   /** What a later revisit of a rewritten record is matched by, within maxWarcRevisitIndex. */
