@@ -87,8 +87,44 @@ function nameOf(raw: string): string {
 const NAME_SLOTS = 1024;
 const nameCache: Array<string | undefined> = new Array<string | undefined>(NAME_SLOTS);
 
-/** nameOf(s.slice(start, end)), from the cache when the same name (ASCII case aside) was read lately. */
+/**
+ * The last name read for each first character and length: a tag or attribute name in lower case (as most are)
+ * is found with one comparison. Tag ids (parse5's `getTagID`) are kept beside them.
+ */
+const recentNames: Array<string | undefined> = new Array<string | undefined>(128 * 16);
+const recentTagIds: number[] = new Array<number>(128 * 16).fill(-1);
+
+/** The slot of recentNames for a name of `length` units starting with unit `c`, or -1 if it has none. */
+function recentSlot(c: number, length: number): number {
+  return c < 128 && length < 16 ? c * 16 + length : -1;
+}
+
+/** nameOf(s.slice(start, end)), from the caches when the same name (ASCII case aside) was read lately. */
 function internName(s: string, start: number, end: number): string {
+  const slot = recentSlot(s.charCodeAt(start), end - start);
+  if (slot !== -1) {
+    const recent = recentNames[slot];
+    if (recent !== undefined && s.startsWith(recent, start)) return recent;
+  }
+  const name = hashedName(s, start, end);
+  if (slot !== -1 && name.length === end - start && s.startsWith(name, start)) {
+    recentNames[slot] = name;
+    recentTagIds[slot] = -1;
+  }
+  return name;
+}
+
+/** parse5's tag id of a name internName returned for s[start, end). */
+function tagIdOf(name: string, s: string, start: number, end: number): number {
+  const slot = recentSlot(s.charCodeAt(start), end - start);
+  if (slot === -1 || recentNames[slot] !== name) return html.getTagID(name);
+  let id = recentTagIds[slot]!;
+  if (id === -1) id = recentTagIds[slot] = html.getTagID(name);
+  return id;
+}
+
+/** nameOf(s.slice(start, end)), from a cache keyed by a hash of the name's characters. */
+function hashedName(s: string, start: number, end: number): string {
   const length = end - start;
   if (length > 24) return nameOf(s.slice(start, end));
   let h = length;
@@ -120,16 +156,17 @@ function internName(s: string, start: number, end: number): string {
  * (a formatting element's, in its list of active formatting elements): a slice would keep the whole input chunk
  * alive as long as that token lives.
  */
-function valueOf(raw: string, own: boolean): string {
-  if (raw.indexOf('&') === -1 && raw.indexOf('\r') === -1 && raw.indexOf('\0') === -1) return own && raw.length >= 13 ? ` ${raw}`.slice(1) : raw;
+function valueOf(raw: string, own: boolean, mayHoldCr: boolean, mayHoldNul: boolean): string {
+  const cr = mayHoldCr && raw.indexOf('\r') !== -1;
+  const nul = mayHoldNul && raw.indexOf('\0') !== -1;
+  if (!cr && !nul && raw.indexOf('&') === -1) return own && raw.length >= 13 ? ` ${raw}`.slice(1) : raw;
   let s = raw;
-  if (s.indexOf('\r') !== -1) s = s.replace(/\r\n?/g, '\n');
+  if (cr) s = s.replace(/\r\n?/g, '\n');
   // A reference to U+0000 decodes to U+FFFD; a raw NUL is replaced after decoding (it cannot start a reference).
   if (s.indexOf('&') !== -1) s = decodeHTMLAttribute(s);
-  return s.indexOf('\0') === -1 ? s : s.replaceAll('\0', '\uFFFD');
+  return nul ? s.replaceAll('\0', '\uFFFD') : s;
 }
 
-/** https://html.spec.whatwg.org/multipage/parsing.html#formatting: the elements whose tokens the tree builder keeps. */
 /** The attributes of a tag without any (the tree builder only reads a token's list). */
 const NO_ATTRS: Token.Attribute[] = [];
 
@@ -310,6 +347,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
     const nameStart = i;
     while (i < n && !endsTagName(s.charCodeAt(i))) i++;
     if (i >= n) return this.final ? n : MORE;
+    const nameEnd = i;
     const tagName = internName(s, nameStart, i);
     const own = FORMATTING.has(tagName);
     let attrs = NO_ATTRS;
@@ -372,7 +410,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
         if (q === C.Quote || q === C.Apos) {
           const close = s.indexOf(q === C.Quote ? '"' : "'", j + 1);
           if (close === -1) return this.final ? n : MORE;
-          if (!duplicate) value = valueOf(s.slice(j + 1, close), own);
+          if (!duplicate) value = valueOf(s.slice(j + 1, close), own, this.seenCr, this.seenNul);
           i = close + 1;
           // After attribute value (quoted): the attribute ends at the next character, whatever it is.
           if (i >= n) return this.final ? n : MORE;
@@ -388,7 +426,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
             k++;
           }
           if (k >= n) return this.final ? n : MORE;
-          if (!duplicate) value = valueOf(s.slice(j, k), own);
+          if (!duplicate) value = valueOf(s.slice(j, k), own, this.seenCr, this.seenNul);
           i = k;
           attrEnd = k;
         }
@@ -412,7 +450,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
     const token: Token.TagToken = {
       type: end ? Token.TokenType.END_TAG : Token.TokenType.START_TAG,
       tagName,
-      tagID: html.getTagID(tagName),
+      tagID: tagIdOf(tagName, s, nameStart, nameEnd) as html.TAG_ID,
       selfClosing,
       ackSelfClosing: false,
       attrs,
