@@ -14,7 +14,8 @@ function transferable(result: JobResult): { result: JobResult; transfer: ArrayBu
     transfer.push(mine.buffer as ArrayBuffer);
     return mine;
   };
-  return { result: { ...result, replacement: result.replacement === null ? null : own(result.replacement), after: result.after.map(own) }, transfer };
+  const payload = result.payload === undefined ? undefined : { ...result.payload, output: own(result.payload.output) };
+  return { result: { ...result, replacement: result.replacement === null ? null : own(result.replacement), after: result.after.map(own), payload }, transfer };
 }
 
 parentPort!.on('message', (message: { seq: number; job: RewriteJob }) => {

@@ -28,7 +28,7 @@ import { normalizeUri } from '../uri/normalize.ts';
 import { surt } from '../uri/surt.ts';
 import { headerValues, lastHeader, parseHttpHead } from './http-message.ts';
 import { RewritePool } from './pool.ts';
-import { runRewriteJob } from './record-job.ts';
+import { buildRecords, runRewriteJob } from './record-job.ts';
 import type { Counts, JobOptions, JobResult, RewriteJob } from './record-job.ts';
 import { readWarc } from './reader.ts';
 import type { WarcReaderInfo, WarcUnit } from './reader.ts';
@@ -171,7 +171,7 @@ interface RecordOutcome {
 type Prepared =
   | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string }
   | { readonly kind: 'copy'; readonly context: WarcLineContext; readonly type: string | null; readonly reason: string; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly revisit: WarcHeader | null; readonly redirects?: readonly string[]; readonly warning?: WarcWarning }
-  | { readonly kind: 'job'; readonly context: WarcLineContext; readonly type: string | null; readonly status: number; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; readonly encodeLater: boolean; readonly compressed: boolean; done: boolean };
+  | { readonly kind: 'job'; readonly context: WarcLineContext; readonly type: string | null; readonly status: number; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; readonly job: RewriteJob; done: boolean };
 
 interface PendingUnit {
   readonly unit: WarcUnit;
@@ -384,10 +384,10 @@ class RecordRewriter {
       contentType: contentTypeRaw,
       newIds: [this.newId(), this.newId()],
       compressed,
-      encodeLater: this.pool !== null,
+      buildLater: this.pool !== null,
       options: this.jobOptions,
     };
-    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool === null ? runRewriteJob(job) : this.pool.run(job), encodeLater: this.pool !== null, compressed, done: false };
+    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool === null ? runRewriteJob(job) : this.pool.run(job), job, done: false };
     prepared.result.then(
       () => (prepared.done = true),
       () => (prepared.done = true),
@@ -411,7 +411,8 @@ class RecordRewriter {
       this.recordLine(p.context, p.type, p.status, p.contentType, 'copied', reason, ZERO, null, revisitOf);
       return { replacement: p.replacement, after: [] };
     }
-    const r = await p.result;
+    // A worker's payload: its records are built (digests, serialization, deflate) here, on the reader's thread.
+    const r = buildRecords(p.job, await p.result);
     for (const w of r.warnings) this.warn({ ...w, code: w.code as WarningCode, offset, warcRecordId: p.context.warcRecordId ?? undefined });
     for (const { reference, part } of r.references) this.referenceLine(p.context, reference, part);
     this.recordLine(p.context, p.type, p.status, p.contentType, r.action, r.reason, r.counts, r.newRecordId);
@@ -420,9 +421,7 @@ class RecordRewriter {
       this.summary.references += r.counts.rewritten;
       this.remember(p.context, r.digestKeys, offset);
     }
-    if (!p.encodeLater) return { replacement: r.replacement ?? p.replacement, after: r.after };
-    const encode = (b: Uint8Array): Uint8Array => encodeUnit(Buffer.from(b.buffer, b.byteOffset, b.byteLength), p.compressed);
-    return { replacement: r.replacement === null ? p.replacement : encode(r.replacement), after: r.after.map(encode) };
+    return { replacement: r.replacement ?? p.replacement, after: r.after };
   }
 
   /** What a later revisit of a rewritten record is matched by, within maxWarcRevisitIndex. */
