@@ -10,17 +10,10 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHUNK_SEED, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
+import { EDGES, LONG } from '../../test/helpers/tokenizer-cases.ts';
+import type { Location } from '../../test/helpers/tokenizer-cases.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler } from './tokenizer-driver.ts';
-
-interface Location {
-  startLine: number;
-  startCol: number;
-  startOffset: number;
-  endLine: number;
-  endCol: number;
-  endOffset: number;
-}
 
 function at(l: Location | null | undefined): string {
   return l ? `${l.startLine}:${l.startCol}@${l.startOffset}-${l.endLine}:${l.endCol}@${l.endOffset}` : '-';
@@ -72,31 +65,6 @@ function expectSameEvents(chunks: readonly string[]): void {
   expect(events(chunks, true)).toEqual(events(chunks, false));
 }
 
-const EDGES: Record<string, string> = {
-  'CR, CRLF and LF in text, attributes and comments':
-    'a\r\nb\rc\n\r\nd\n<a href="x\r\ny\n" title=\'p\rq\r\n\'>t\r</a><!-- c\r\nd\re\n -->\n\r\n<p\r\nid=x>',
-  'a line feed last before a delimiter': 'text\n<b>x\n\n</b><i title="a\n">\n\n\n&amp;\n',
-  'surrogate pairs and lone surrogates': '😀 text 😀😀<img src="😀/a😀" alt=\'😀\'>\uD800x\uDC00y\uD83D<p title="\uDC00z">😀\n😀',
-  'NUL in text, attributes, comments, script and style': 'a\0b<p title="x\0y" alt=\'\0\'>\0<!-- \0 --><script>a\0b</script><style>c\0d</style>',
-  'character references': '&amp; &copy x&#x41;y &nope; <a href="a?b=1&amp;c=2&copy=3" title=\'&lt;&#60;\'>&gt;</a><title>&amp;x</title><textarea>a&lt;b\n</textarea>',
-  'comments with dashes and bangs': '<!-- a -- b --!> <!---><!----><!-- <!-- x --> <!--a-b-c-->text',
-  'script with escapes': '<script>if (a < b) { x = "<!-- <script> </script> -->"; }</script><script><!-- a\n --></script>after',
-  'style, xmp, iframe, noembed': '<style>a { background: url(x.png) }\n</style><xmp><b>x</b></xmp><iframe><p>y</iframe><noembed>z</noembed>',
-  'foreign content': '<svg><style>.a{fill:url(#g)}</style><a xlink:href="x">t</a><foreignObject><p title="q">w</p></foreignObject></svg><math><mi>x</mi></math>',
-  'whitespace then text, then whitespace': '<head>   \n\t\f  <title>t</title>  \n x  y \n </head>\n<body>  \n</body>',
-  'unterminated attribute and comment at EOF': '<p>text<a href="abc\ndef',
-  'plaintext': '<p>x</p><plaintext>a<b>c&amp;\r\nd\0e',
-  'rcdata end tag lookalikes': '<title>a</titl b</title x></title><textarea>1</textare</textarea>',
-};
-
-const LONG = {
-  // A whitespace run that reaches past parse5's 64 KiB buffer waterline before text starts in the next chunk:
-  // starting the character token there drops the parsed buffer, which moves every index the run uses.
-  whitespaceAcrossWaterline: `<p>${' '.repeat(70_000)}\n  text after <b>x</b>${'\n'.repeat(70_000)}y<i>`,
-  longAttribute: `<a href="${'x/'.repeat(40_000)}\n${'y'.repeat(40_000)}" title='${'t '.repeat(40_000)}'>z</a>`,
-  longComment: `<!--${'- -\n'.repeat(30_000)}-->after`,
-  longScript: `<script>${'if (a < b) x++;\n'.repeat(10_000)}</script>`,
-};
 
 describe('fast runs: the tokenizer driver emits what parse5 emits reading code point by code point', () => {
   for (const [name, html] of Object.entries({ ...EDGES, ...LONG })) {
