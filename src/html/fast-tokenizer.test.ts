@@ -209,6 +209,30 @@ describe('the fast tokenizer emits what parse5 emits', () => {
   }, 300_000);
 });
 
+describe('the fast tokenizer holds what is not yet tokenized, not what was', () => {
+  for (const [name, open, close] of [['text', '<p>', '</p>'], ['<script>', '<script>', '</script>'], ['<textarea>', '<textarea>', '</textarea>'], ['<plaintext>', '<plaintext>', ''], ['a comment', '<!--', '-->']] as const) {
+    it(`one 8 MiB run of ${name}: the buffer stays under 256 KiB, or under twice what one open token needs`, () => {
+      let texts = 0;
+      const driver = new FastTokenizerDriver({ onStartTag() {}, onEndTag() {}, onText: () => void texts++, onComment() {}, onDoctype() {}, onEof() {} });
+      const held = (): number => (driver as unknown as { html: string }).html.length;
+      let most = 0;
+      driver.write(open, false);
+      const chunk = 'abc def\n'.repeat(8 << 10); // 64 KiB
+      for (let i = 0; i < 128; i++) {
+        driver.write(chunk, false);
+        most = Math.max(most, held());
+      }
+      driver.write(close, true);
+      // A comment is one token: it is held whole until it ends (the rewriter stops at maxTokenBytes).
+      if (name === 'a comment') expect(most).toBeLessThanOrEqual((8 << 20) + 16);
+      else {
+        expect(most).toBeLessThan(256 << 10);
+        expect(texts).toBeGreaterThan(0);
+      }
+    });
+  }
+});
+
 /** The rewriter's output and report with the given tokenizer. */
 function rewrite(chunks: readonly string[], tokenizer: Engine): { out: string; refs: ReferenceRecord[]; warnings: string[] } {
   let out = '';
