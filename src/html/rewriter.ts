@@ -244,7 +244,8 @@ export class HtmlRewriteCore implements DriverHandler {
       this.openText = { element: 'style', syntax: 'css-with-references', start: loc.endOffset, line: loc.endLine, column: loc.endCol };
     }
 
-    const urls = token.attrs.length > 0 ? this.urlAttributes(token, ns) : null;
+    // Only attributes that may hold a URL have a location (the tokenizer's `mayHoldUrl`); with none, there is nothing to look up.
+    const urls = token.location?.attrs !== undefined ? this.urlAttributes(token, ns) : null;
     if (urls !== null) this.queue.push({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls });
     if (firstBase) this.onFirstBaseHref(token);
     if (!this.committed && !this.holdsBeyondHead() && (ns !== 'html' || !HEAD_CONTENT.has(tag))) this.commit();
