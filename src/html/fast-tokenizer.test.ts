@@ -196,6 +196,28 @@ describe('the fast tokenizer emits what parse5 emits', () => {
     }
   }, 300_000);
 
+  it('1500 pieces of the real pages, mutated (pieces of markup inserted, ranges cut and repeated), whole and in random chunks', () => {
+    const dir = `${dirname(createRequire(import.meta.url).resolve('htmlparser-benchmark/package.json'))}/files/`;
+    const pages = readdirSync(dir).filter((f) => f.endsWith('.html')).sort().map((f) => readFileSync(dir + f, 'latin1'));
+    const pieces = ['<', '>', '</', '<!--', '-->', '--!>', '"', "'", '=', '&', '&amp;', '&#32;', '&#x0d;', '\r', '\r\n', '\0', '<script>', '</script>', '<!-- <script>', '<style>', '</style>', '<svg>', '</svg>', '<math>', '<![CDATA[', ']]>', '<textarea>', '<title>', '<plaintext>', '<table>', '<template>', '<select>', '<frameset>', '<!DOCTYPE html>', '/>', ' ', '\n'];
+    const random = seededRandom(CHUNK_SEED + 1);
+    const pick = (n: number): number => Math.floor(random() * n);
+    for (let n = 0; n < 1500; n++) {
+      const page = pages[pick(pages.length)]!;
+      const start = pick(Math.max(1, page.length - 4000));
+      let html = page.slice(start, start + 500 + pick(3500));
+      for (let m = 1 + pick(12); m > 0; m--) {
+        const at = pick(html.length + 1);
+        const what = pick(3);
+        if (what === 0) html = html.slice(0, at) + pieces[pick(pieces.length)] + html.slice(at);
+        else if (what === 1) html = html.slice(0, at) + html.slice(at + pick(40));
+        else html = html.slice(0, at) + html.slice(at, at + pick(60)) + html.slice(at);
+      }
+      expectSameEvents([html]);
+      expectSameEvents(randomChunks(html, random, 1 + pick(300)));
+    }
+  }, 300_000);
+
   it('the 258 real pages of htmlparser-benchmark, whole and in random chunks', () => {
     const dir = `${dirname(createRequire(import.meta.url).resolve('htmlparser-benchmark/package.json'))}/files/`;
     const files = readdirSync(dir).filter((f) => f.endsWith('.html')).sort();
