@@ -82,7 +82,11 @@ function normalized(raw: string): string {
 function nameOf(raw: string): string {
   let s = raw;
   if (/[A-Z]/.test(s)) s = s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-  return normalized(s);
+  s = normalized(s);
+  // A string of its own: names are kept in module-wide caches, and a slice of 13 units or more would keep the
+  // whole input chunk it was cut from alive with it (V8 shares the buffer of longer slices). Measured: streaming
+  // 256 MB of WARC peaked 25–45 MiB higher before this.
+  return s.length < 13 || s !== raw ? s : ` ${s}`.slice(1);
 }
 
 /** Names seen lately, by a hash of their characters: most tags and attributes reuse a string, not slice one. */
