@@ -190,7 +190,10 @@ export class FastTokenizerDriver implements TokenizerEngine {
   private readonly builder: StackBuilder;
   private readonly modes: BuilderTokenizer;
 
-  /** Unconsumed input, from absolute offset `base`; `pos` indexes it. */
+  /**
+   * Unconsumed input, from absolute offset `base`; `pos` indexes it. What is held is an unfinished token (or a
+   * CR or reference at the end of text): the rewriter stops feeding one longer than `limits.maxTokenBytes`.
+   */
   private html = '';
   private base = 0;
   private pos = 0;
