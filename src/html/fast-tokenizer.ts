@@ -9,9 +9,10 @@
  *
  * NOTE: hand-written because parse5's tokenizer steps a state machine method per code point and allocates a
  * string per attribute character; it was about 40% of the CPU time of rewriting a WARC file (issue 12:
- * `--cpu-prof` of bench/warc.ts), and no maintained JS tokenizer gives parse5's tokens and locations. Measured
- * over the 258 pages of htmlparser-benchmark (5 passes, 64 KiB writes, tree builder included): 61–90 MB/s against
- * 33–35 MB/s with parse5's tokenizer; `npm run bench` went from 1.31× to 1.49× the SAX floor. It is
+ * `--cpu-prof` of bench/warc.ts), and no maintained JS tokenizer gives parse5's tokens and locations. Measured:
+ * the whole rewriter core over the 258 pages of htmlparser-benchmark (`node --max-semi-space-size=4
+ * bench/html-passes.ts [parse5]`) runs at 43 MB/s against 28.6 MB/s with parse5's tokenizer; `npm run bench`
+ * went from 1.31× to 1.49× the SAX floor. It is
  * checked against parse5's tokenizer (src/html/fast-tokenizer.test.ts): every event the rewriter sees, on the
  * html5lib tokenizer and tree-construction inputs, the 258 real pages, edge cases and random documents, whole
  * and in random chunks.
