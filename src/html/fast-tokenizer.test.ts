@@ -13,119 +13,15 @@ import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHUNK_SEED, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { EDGES, LONG } from '../../test/helpers/tokenizer-cases.ts';
-import type { Location } from '../../test/helpers/tokenizer-cases.ts';
+import { eventDifference, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
 import { FastTokenizerDriver } from './fast-tokenizer.ts';
-import { IDENTITY_CODEC } from './attribute-value.ts';
-import { HtmlRewriteCore } from './rewriter.ts';
-import type { ReferenceRecord } from './rewriter.ts';
-import { TokenizerDriver } from './tokenizer-driver.ts';
-import type { DriverHandler, TokenizerEngine } from './tokenizer-driver.ts';
 
 /**
- * Where a location is, as offsets; its lines and columns are checked on their own (checkLines): parse5 counts a
- * CRLF twice after a character reference ("&\r\n") or when it waited for input between the two.
- */
-function at(l: Location | null | undefined): string {
-  return l ? `@${l.startOffset}-${l.endOffset}` : '-';
-}
-
-/** Line (from 1) and column (UTF-16 units from 1) of each offset of `input`; CRLF, CR and LF end a line. */
-function linesOf(input: string): { line: Int32Array; col: Int32Array } {
-  const line = new Int32Array(input.length + 2);
-  const col = new Int32Array(input.length + 2);
-  let l = 1;
-  let start = 0;
-  for (let i = 0; i <= input.length + 1; i++) {
-    line[i] = l;
-    col[i] = i - start + 1;
-    const c = input.charCodeAt(i);
-    if (c === 0x0a || (c === 0x0d && input.charCodeAt(i + 1) !== 0x0a)) {
-      l++;
-      start = i + 1;
-    }
-  }
-  return { line, col };
-}
-
-/** A token's end is after its last character; an attribute's is the character after it. */
-function checkLines(input: string, locations: Array<{ l: Location; attribute: boolean }>): void {
-  const { line, col } = linesOf(input);
-  for (const { l, attribute } of locations) {
-    const where = `${JSON.stringify(input.slice(l.startOffset, l.endOffset))} at ${l.startOffset}`;
-    expect([l.startLine, l.startCol], where).toEqual([line[l.startOffset], col[l.startOffset]]);
-    const last = attribute ? l.endOffset : l.endOffset - 1;
-    expect([l.endLine, l.endCol], where).toEqual([line[last], col[last]! + (attribute ? 0 : 1)]);
-  }
-}
-
-type Engine = 'fast' | 'parse5';
-
-/** Everything the rewriter can read from a driver, as lines; and whether each safe offset was safe. */
-function events(chunks: readonly string[], engine: Engine): string[] {
-  const out: string[] = [];
-  const locations: Array<{ l: Location; attribute: boolean }> = [];
-  const keep = (l: Location | null | undefined, attribute = false): Location | null | undefined => {
-    if (l) locations.push({ l, attribute });
-    return l;
-  };
-  let inText = false;
-  let driver: TokenizerEngine;
-  const tag = (kind: string) => (t: Parameters<DriverHandler['onStartTag']>[0], ns: string, inserted?: boolean): void => {
-    inText = false;
-    const attrs = t.attrs.map((a) => `${a.prefix === undefined ? '' : `${a.prefix}:`}${a.name}=${JSON.stringify(a.value)}${at(keep((t.location?.attrs as Record<string, Location> | undefined)?.[a.prefix === undefined ? a.name : `${a.prefix}:${a.name}`], true))}`);
-    out.push(`${kind}${ns}:${t.tagName}#${t.tagID} ${at(keep(t.location))}${t.selfClosing ? ' /' : ''} ${attrs.join(' ')}${inserted === false ? ' ignored' : ''} [${driver.openElementCount()}${driver.inTemplate() ? ' template' : ''}]`);
-  };
-  const handler: DriverHandler = {
-    onStartTag: tag('<'),
-    onEndTag: tag('</'),
-    onText: () => {
-      if (!inText) out.push('text');
-      inText = true;
-    },
-    onComment: (t) => {
-      inText = false;
-      out.push(`comment ${at(keep(t.location))}`);
-    },
-    onDoctype: (t) => {
-      inText = false;
-      out.push(`doctype ${JSON.stringify([t.name, t.publicId, t.systemId, t.forceQuirks])} ${at(keep(t.location))}`);
-    },
-    onEof: () => out.push('eof'),
-  };
-  driver = engine === 'fast' ? new FastTokenizerDriver(handler) : new TokenizerDriver(handler);
-  let safe = 0;
-  for (const chunk of chunks) {
-    driver.write(chunk, false);
-    // The safe offset never goes back; what came before it is complete (checked against the final events below).
-    const now = driver.safeOffset();
-    expect(now).toBeGreaterThanOrEqual(safe);
-    safe = now;
-    out.push(`safe ${safe}`);
-  }
-  driver.write('', true);
-  if (engine === 'fast') checkLines(chunks.join(''), locations);
-  return out;
-}
-
-/**
- * The fast driver's events, fed `chunks`, against parse5's fed the whole input (parse5's line numbers can
- * depend on where chunks end: a line feed read again after the tokenizer waited for input is counted twice).
- * Safe offsets differ (each says "complete before here" at its own points): each fast one must lie at or before
- * the start of every token emitted after it.
+ * The fast driver's events, fed `chunks`, against parse5's fed the whole input; then its lines and columns against
+ * an independent count, and its safe offsets (test/helpers/tokenizer-harness.ts).
  */
 function expectSameEvents(chunks: readonly string[]): void {
-  const fast = events(chunks, 'fast');
-  const reference = events([chunks.join('')], 'parse5');
-  const strip = (lines: string[]): string[] => lines.filter((l) => !l.startsWith('safe ')).filter((l, i, all) => l !== 'text' || all[i - 1] !== 'text');
-  expect(strip(fast), JSON.stringify(chunks.join(''))).toEqual(strip(reference));
-  let safe = 0;
-  for (const line of fast) {
-    if (line.startsWith('safe ')) safe = Number(line.slice(5));
-    else {
-      const m = /@(\d+)-/.exec(line);
-      if (m !== null) expect(Number(m[1]), line).toBeGreaterThanOrEqual(safe);
-    }
-  }
+  expect(eventDifference(chunks), JSON.stringify(chunks.join(''))).toBeNull();
 }
 
 function check(html: string, random: () => number): void {
@@ -255,24 +151,6 @@ describe('the fast tokenizer holds what is not yet tokenized, not what was', () 
   }
 });
 
-/** The rewriter's output and report with the given tokenizer. */
-function rewrite(chunks: readonly string[], tokenizer: Engine): { out: string; refs: ReferenceRecord[]; warnings: string[] } {
-  let out = '';
-  const refs: ReferenceRecord[] = [];
-  const warnings: string[] = [];
-  const core = new HtmlRewriteCore(
-    { retrieval: { url: 'https://example.com/a/b/page.html' }, onReference: (r) => refs.push(r), onWarning: (w) => warnings.push(`${w.code} ${w.line ?? ''}:${w.column ?? ''}`) },
-    IDENTITY_CODEC,
-    (raw) => {
-      out += raw;
-    },
-    { tokenizer },
-  );
-  for (const c of chunks) core.write(c);
-  core.end();
-  return { out, refs, warnings };
-}
-
 describe('the rewriter with the fast tokenizer writes what it writes with parse5', () => {
   it('the 258 real pages and the edge cases, whole and in random chunks', () => {
     const dir = `${dirname(createRequire(import.meta.url).resolve('htmlparser-benchmark/package.json'))}/files/`;
@@ -280,9 +158,9 @@ describe('the rewriter with the fast tokenizer writes what it writes with parse5
     const random = seededRandom(CHUNK_SEED);
     let rewritten = 0;
     for (const html of docs) {
-      const reference = rewrite([html], 'parse5');
-      expect(rewrite([html], 'fast')).toEqual(reference);
-      expect(rewrite(randomChunks(html, random, 1 + Math.floor(random() * 4096)), 'fast')).toEqual(reference);
+      const reference = rewriteWith([html], 'parse5');
+      expect(rewriteWith([html], 'fast')).toEqual(reference);
+      expect(rewriteWith(randomChunks(html, random, 1 + Math.floor(random() * 4096)), 'fast')).toEqual(reference);
       if (reference.out !== html) rewritten++;
     }
     expect(rewritten).toBeGreaterThan(200);

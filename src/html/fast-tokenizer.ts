@@ -174,7 +174,7 @@ function valueOf(raw: string, own: boolean, mayHoldCr: boolean, mayHoldNul: bool
   return nul ? s.replaceAll('\0', '\uFFFD') : s;
 }
 
-/** The attributes of a tag without any (the tree builder only reads a token's list). */
+/** The attributes of an end tag without any (the tree builder never reads an end tag's list; see tagAt for start tags). */
 const NO_ATTRS: Token.Attribute[] = [];
 
 const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);
@@ -360,7 +360,10 @@ export class FastTokenizerDriver implements TokenizerEngine {
     const nameEnd = i;
     const tagName = internName(s, nameStart, i);
     const own = FORMATTING.has(tagName);
-    let attrs = NO_ATTRS;
+    // A start tag's list is its own, even when empty: StackBuilder._createElement tells the element made from the
+    // token being processed by the identity of its attribute list (a reconstructed formatting element's is another
+    // token's), so two start tags must never share one.
+    let attrs: Token.Attribute[] = end ? NO_ATTRS : [];
     let names: Set<string> | null = null;
     /** URL-bearing attributes: name, start and end, whose locations the rewriter reads. */
     let kept: Array<string | number> | null = null;
@@ -838,23 +841,25 @@ export class FastTokenizerDriver implements TokenizerEngine {
   private emitText(start: number, end: number, data: boolean): void {
     if (end <= start) return;
     const s = this.html;
+    // Character references are decoded in the data state and RCDATA, not in a CDATA section (its text is literal).
+    const references = !this.inCdata && (data || this.mode === Mode.Rcdata);
     if (data && this.seenNul) {
       let nul = s.indexOf('\0', start);
       if (nul !== -1 && nul < end) {
         let from = start;
         while (nul !== -1 && nul < end) {
-          this.classified(from, nul, true);
+          this.classified(from, nul, references);
           let k = nul;
           while (k < end && s.charCodeAt(k) === C.Nul) k++;
           this.character(Token.TokenType.NULL_CHARACTER, s, nul, k);
           from = k;
           nul = s.indexOf('\0', k);
         }
-        this.classified(from, end, true);
+        this.classified(from, end, references);
         return;
       }
     }
-    this.classified(start, end, data || this.mode === Mode.Rcdata);
+    this.classified(start, end, references);
   }
 
   /** A run of text without NUL (or outside the data state, where NUL is U+FFFD): whitespace or character. */

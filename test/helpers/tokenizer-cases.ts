@@ -47,6 +47,10 @@ export const EDGES: Record<string, string> = {
   'plaintext': '<p>x</p><plaintext>a<b>c&amp;\r\nd\0e',
   'rcdata end tag lookalikes': '<title>a</titl b</title x></title><textarea>1</textare</textarea>',
   'template and select': '<template><base href="/x/"><style>a</style></template><select><option><style>b</style><svg><a>c</a></svg></select>',
+  // Found by src/html/fast-tokenizer.fuzz.test.ts: a reference in CDATA is literal text, not whitespace.
+  'a reference in CDATA is not decoded': '<svg><![CDATA[&#32;]]></svg><frameset><style>@import "a.css";</style>',
+  // Found by the fuzz test: an ignored <html> after table text and a reconstructed formatting element.
+  'start tags without attributes after formatting reconstruction': '<table><b><table>t<html><p><b><table>u<body><i>',
   'frameset documents': '<frameset><noframes><a href="x">y</a></noframes><style>z</style></frameset><noframes>w</noframes>',
 };
 
