@@ -177,6 +177,12 @@ function valueOf(raw: string, own: boolean, mayHoldCr: boolean, mayHoldNul: bool
 /** The attributes of an end tag without any (the tree builder never reads an end tag's list; see tagAt for start tags). */
 const NO_ATTRS: Token.Attribute[] = [];
 
+/** tagAt's scratch: the attributes of the tag being read, and (name, start, end) of its URL-bearing ones. */
+const SCRATCH_ATTRS: Token.Attribute[] = [];
+const SCRATCH_KEPT: Array<string | number> = [];
+/** What a scratch slot holds between tags (so that it holds no value of an earlier document). */
+const UNSET_ATTR: Token.Attribute = { name: '', value: '' };
+
 const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);
 
 type Location = Token.Location & { attrs?: Record<string, Token.Location> };
@@ -360,13 +366,13 @@ export class FastTokenizerDriver implements TokenizerEngine {
     const nameEnd = i;
     const tagName = internName(s, nameStart, i);
     const own = FORMATTING.has(tagName);
-    // A start tag's list is its own, even when empty: StackBuilder._createElement tells the element made from the
-    // token being processed by the identity of its attribute list (a reconstructed formatting element's is another
-    // token's), so two start tags must never share one.
-    let attrs: Token.Attribute[] = end ? NO_ATTRS : [];
+    // Attributes are gathered in module-wide scratch arrays and copied out at the ">" at their exact length (a
+    // list grown by push holds 17 slots for one attribute). They are emptied before the tag is emitted, so a
+    // nested tokenizer (an iframe srcdoc, rewritten from inside the callback) can use them too.
+    let count = 0;
     let names: Set<string> | null = null;
     /** URL-bearing attributes: name, start and end, whose locations the rewriter reads. */
-    let kept: Array<string | number> | null = null;
+    let keptCount = 0;
     let selfClosing = false;
     // Before attribute name / after attribute name / self-closing start tag, with `i` at the current character.
     for (;;) {
@@ -399,13 +405,13 @@ export class FastTokenizerDriver implements TokenizerEngine {
       if (names !== null) duplicate = names.has(name);
       else {
         duplicate = false;
-        for (let k = 0; k < attrs.length; k++) {
-          if (attrs[k]!.name === name) {
+        for (let k = 0; k < count; k++) {
+          if (SCRATCH_ATTRS[k]!.name === name) {
             duplicate = true;
             break;
           }
         }
-        if (!duplicate && attrs.length === 64) names = new Set(attrs.map((a) => a.name));
+        if (!duplicate && count === 64) names = new Set(SCRATCH_ATTRS.slice(0, count).map((a) => a.name));
       }
       if (names !== null && !duplicate) names.add(name);
       // After attribute name state: whitespace, then "=" starts a value; anything else ends the attribute here.
@@ -447,18 +453,27 @@ export class FastTokenizerDriver implements TokenizerEngine {
         i = j;
       }
       if (!duplicate) {
-        if (attrs === NO_ATTRS) attrs = [];
-        attrs.push({ name, value });
-        if (mayHoldUrl(name)) (kept ??= []).push(name, attrStart, attrEnd);
+        SCRATCH_ATTRS[count++] = { name, value };
+        if (mayHoldUrl(name)) {
+          SCRATCH_KEPT[keptCount++] = name;
+          SCRATCH_KEPT[keptCount++] = attrStart;
+          SCRATCH_KEPT[keptCount++] = attrEnd;
+        }
       }
     }
     // `i` is at the ">". Locations in input order (lineAt moves forward only).
     const location: Location = this.span(lt, -1, 1);
-    if (kept !== null) {
+    if (keptCount > 0) {
       const attrLocations = Object.create(null) as Record<string, Token.Location>;
-      for (let k = 0; k < kept.length; k += 3) attrLocations[kept[k] as string] = this.span(kept[k + 1] as number, kept[k + 2] as number, 0);
+      for (let k = 0; k < keptCount; k += 3) attrLocations[SCRATCH_KEPT[k] as string] = this.span(SCRATCH_KEPT[k + 1] as number, SCRATCH_KEPT[k + 2] as number, 0);
       location.attrs = attrLocations;
+      SCRATCH_KEPT.fill(0, 0, keptCount);
     }
+    // A start tag's list is its own, even when empty: StackBuilder._createElement tells the element made from the
+    // token being processed by the identity of its attribute list (a reconstructed formatting element's is another
+    // token's), so two start tags must never share one.
+    const attrs = count > 0 ? SCRATCH_ATTRS.slice(0, count) : end ? NO_ATTRS : [];
+    for (let k = 0; k < count; k++) SCRATCH_ATTRS[k] = UNSET_ATTR;
     this.spanEnd(location, i + 1, 1);
     const token: Token.TagToken = {
       type: end ? Token.TokenType.END_TAG : Token.TokenType.START_TAG,
