@@ -85,8 +85,8 @@ export function generate(): string {
 
 /** As `absolutize crawl.warc.gz` sets V8's heap growth (src/cli/heap-growth.ts). */
 async function asTheCli(): Promise<void> {
-  const { WARC_HEAP_GROWING_PERCENT, limitHeapGrowth } = await import('../dist/cli/heap-growth.js');
-  limitHeapGrowth(WARC_HEAP_GROWING_PERCENT);
+  const { limitWarcHeap } = await import('../dist/cli/heap-growth.js');
+  limitWarcHeap();
 }
 
 async function ours(file: string): Promise<Run> {

@@ -14,7 +14,7 @@ import { sniffRecordFormat } from '../warc/record.ts';
 import { rewriteWarcStream } from '../warc/rewriter.ts';
 import type { WarcOutputModel } from '../warc/rewriter.ts';
 import type { Resolver } from '../uri/types.ts';
-import { WARC_HEAP_GROWING_PERCENT, limitHeapGrowth } from './heap-growth.ts';
+import { limitWarcHeap } from './heap-growth.ts';
 import { commitOutputs, createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
@@ -101,7 +101,7 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
   }
 
   // A crawl is a long run of independent records: bound how far V8 lets the heaps grow (heap-growth.ts).
-  limitHeapGrowth(WARC_HEAP_GROWING_PERCENT);
+  limitWarcHeap();
   let links: LinkSink | null = null;
   let output: AtomicFile | null = null;
   let source: Readable;

@@ -1,14 +1,7 @@
 /**
  * `Content-Type` of an HTTP response, and the one place that decides which rewriter a response goes to.
  */
-import { createRequire } from 'node:module';
-import type * as Undici from 'undici';
-
-/**
- * undici's MIME type parser, the module undici itself exports it from (lib/web/fetch/data-url.js): it loads in
- * 5 ms where the whole of undici takes 80 ms, which every WARC worker thread would pay, and it loads on any Node.
- */
-const { parseMIMEType } = createRequire(import.meta.url)('undici/lib/web/fetch/data-url.js') as Pick<typeof Undici, 'parseMIMEType'>;
+import { undici } from './undici.ts';
 
 export interface ContentTypeInfo {
   /** The header value as received, or null when there was none. */
@@ -24,7 +17,7 @@ export interface ContentTypeInfo {
 /** https://mimesniff.spec.whatwg.org/#parse-a-mime-type (undici's implementation), tolerant of absence. */
 export function parseContentType(value: string | null | undefined): ContentTypeInfo {
   if (value === null || value === undefined) return { raw: null, essence: null, charset: undefined, boundary: undefined };
-  const parsed = parseMIMEType(value);
+  const parsed = undici().parseMIMEType(value);
   if (parsed === 'failure') return { raw: value, essence: null, charset: undefined, boundary: undefined };
   return { raw: value, essence: parsed.essence, charset: parsed.parameters.get('charset'), boundary: parsed.parameters.get('boundary') };
 }
