@@ -23,8 +23,17 @@ export const PARSE5_SLOW: MakeDriver = (h) => new TokenizerDriver(h, { fastRuns:
  * Where a location is, as offsets; its lines and columns are checked on their own (lineError): parse5 counts a
  * CRLF twice after a character reference ("&\r\n") or when it waited for input between the two.
  */
-function at(l: Location | null | undefined): string {
-  return l ? `@${l.startOffset}-${l.endOffset}` : '-';
+function at(l: Location | null | undefined, lines = false): string {
+  if (!l) return '-';
+  return lines ? `${l.startLine}:${l.startCol}@${l.startOffset}-${l.endLine}:${l.endCol}@${l.endOffset}` : `@${l.startOffset}-${l.endOffset}`;
+}
+
+/** What driverEvents writes besides the events themselves. */
+export interface EventOptions {
+  /** Lines and columns beside offsets (to compare two parse5 runs, which count them the same way). */
+  readonly lines?: boolean;
+  /** Comment text (the fast tokenizer does not build it). */
+  readonly commentData?: boolean;
 }
 
 /** Line (from 1) and column (UTF-16 units from 1) of each offset of `input`; CRLF, CR and LF end a line. */
@@ -69,19 +78,20 @@ export function lineError(input: string, locations: readonly Located[]): string 
  * of text, comments and doctypes (extent, doctype fields), EOF; "safe n" after each chunk; "threw …" if it threw.
  * With the locations seen, for lineError.
  */
-export function driverEvents(chunks: readonly string[], make: MakeDriver): { out: string[]; locations: Located[] } {
+export function driverEvents(chunks: readonly string[], make: MakeDriver, options: EventOptions = {}): { out: string[]; locations: Located[] } {
+  const lines = options.lines === true;
   const out: string[] = [];
   const locations: Located[] = [];
-  const keep = (l: Location | null | undefined, attribute = false): Location | null | undefined => {
+  const keep = (l: Location | null | undefined, attribute = false): string => {
     if (l) locations.push({ l, attribute });
-    return l;
+    return at(l, lines);
   };
   let inText = false;
   let driver: TokenizerEngine;
   const tag = (kind: string) => (t: Parameters<DriverHandler['onStartTag']>[0], ns: string, inserted?: boolean): void => {
     inText = false;
-    const attrs = t.attrs.map((a) => `${a.prefix === undefined ? '' : `${a.prefix}:`}${a.name}=${JSON.stringify(a.value)}${at(keep((t.location?.attrs as Record<string, Location> | undefined)?.[a.prefix === undefined ? a.name : `${a.prefix}:${a.name}`], true))}`);
-    out.push(`${kind}${ns}:${t.tagName}#${t.tagID} ${at(keep(t.location))}${t.selfClosing ? ' /' : ''} ${attrs.join(' ')}${inserted === false ? ' ignored' : ''} [${driver.openElementCount()}${driver.inTemplate() ? ' template' : ''}]`);
+    const attrs = t.attrs.map((a) => `${a.prefix === undefined ? '' : `${a.prefix}:`}${a.name}=${JSON.stringify(a.value)}${keep((t.location?.attrs as Record<string, Location> | undefined)?.[a.prefix === undefined ? a.name : `${a.prefix}:${a.name}`], true)}`);
+    out.push(`${kind}${ns}:${t.tagName}#${t.tagID} ${keep(t.location)}${t.selfClosing ? ' /' : ''} ${attrs.join(' ')}${inserted === false ? ' ignored' : ''} [${driver.openElementCount()}${driver.inTemplate() ? ' template' : ''}]`);
   };
   const handler: DriverHandler = {
     onStartTag: tag('<'),
@@ -92,11 +102,11 @@ export function driverEvents(chunks: readonly string[], make: MakeDriver): { out
     },
     onComment: (t) => {
       inText = false;
-      out.push(`comment ${at(keep(t.location))}`);
+      out.push(`comment ${options.commentData === true ? `${JSON.stringify(t.data)} ` : ''}${keep(t.location)}`);
     },
     onDoctype: (t) => {
       inText = false;
-      out.push(`doctype ${JSON.stringify([t.name, t.publicId, t.systemId, t.forceQuirks])} ${at(keep(t.location))}`);
+      out.push(`doctype ${JSON.stringify([t.name, t.publicId, t.systemId, t.forceQuirks])} ${keep(t.location)}`);
     },
     onEof: () => out.push('eof'),
   };
