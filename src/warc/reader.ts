@@ -148,6 +148,23 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
     }
   }
 
+  /**
+   * Where a gap of bytes that are no gzip member ends: at the next gzip magic from `from`, or after at most
+   * `maxWarcHeaderBytes` (gaps longer than that are copied in pieces of that length), or at the end of input.
+   * The ends depend on the bytes alone, never on how they were chunked.
+   */
+  const gapEnd = async (from: number): Promise<number> => {
+    const piece = Math.max(from, limits.maxWarcHeaderBytes);
+    for (;;) {
+      const next = win.buf.indexOf(GZIP_MAGIC, from);
+      if (next !== -1 && next <= piece) return next;
+      // No magic starts at or before `piece` once the bytes up to where one starting there would end are in hand.
+      if (win.buf.length >= piece + GZIP_MAGIC.length) return piece;
+      if (eof) return win.buf.length;
+      await fill(piece + GZIP_MAGIC.length);
+    }
+  };
+
   // Gzip: one member at a time.
   let tried = 0;
   for (;;) {
@@ -158,14 +175,7 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
     if (win.buf.length === 0) return;
     if (!isGzipMagic(win.buf)) {
       // Bytes between members that are not a member: copied as they are, up to the next gzip magic.
-      let next = win.buf.indexOf(GZIP_MAGIC, 1);
-      if (next === -1) {
-        if (!eof && win.buf.length < limits.maxWarcHeaderBytes) {
-          await fill(win.buf.length + 1);
-          continue;
-        }
-        next = eof ? win.buf.length : Math.max(1, win.buf.length - GZIP_MAGIC.length);
-      }
+      const next = await gapEnd(1);
       const raw = Buffer.from(win.buf.subarray(0, next));
       const offset = win.offset;
       win.consume(next);
@@ -186,8 +196,7 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
     const offset = win.offset;
     if (r.state === 'corrupt') {
       // Copied as it is up to the next gzip magic, and reading goes on from there.
-      const next = win.buf.indexOf(GZIP_MAGIC, Math.max(1, gzipHeaderLength(win.buf) ?? 1));
-      const end = next === -1 ? (eof ? win.buf.length : win.buf.length) : next;
+      const end = await gapEnd(Math.max(1, gzipHeaderLength(win.buf) ?? 1));
       const raw = Buffer.from(win.buf.subarray(0, end));
       win.consume(end);
       yield { offset, raw, compressed: false, items: [{ kind: 'gap', bytes: raw, reason: `a gzip member zlib cannot read (${r.reason})` }] };

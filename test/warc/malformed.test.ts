@@ -75,6 +75,23 @@ describe('gaps are copied and reading resumes', () => {
     expect(cli('junk.warc.gz', input).status).toBe(0);
   });
 
+  test('gaps end where the bytes say, however they are chunked: a corrupt member, and junk longer than maxWarcHeaderBytes', async () => {
+    const members = await units(EXAMPLE);
+    // Corrupt right after the gzip header (zlib fails at once: the reader has not yet seen the next member).
+    const corrupt = Buffer.from(members[1]!.raw);
+    corrupt.fill(0x55, 12, 40);
+    const junk = Buffer.alloc(150_000, 'j');
+    const input = Buffer.concat([members[0]!.raw, corrupt, members[2]!.raw, junk, ...members.slice(3).map((u) => u.raw)]);
+    const seen = (r: Awaited<ReturnType<typeof runWarc>>) => ({ gaps: r.summary.gaps, warnings: r.warnings.map((w) => `${w.code}@${w.offset}`), same: r.output.equals(input) });
+    const whole = seen(await runWarc([input], { warcinfo: false }));
+    expect(whole.same).toBe(true);
+    // The corrupt member up to the next member, then the junk in pieces of maxWarcHeaderBytes (64 KiB): 1 + 3 gaps.
+    expect(whole.warnings.filter((w) => w.startsWith('warc-gap'))).toHaveLength(4);
+    for (const max of [7, 100, 1000, 70_000]) {
+      for (let k = 0; k < 3; k++) expect(seen(await runWarc(randomChunks(input, random, max), { warcinfo: false }))).toEqual(whole);
+    }
+  });
+
   test('a Content-Length too short: the rest of the block is a gap, the next record is read', async () => {
     const block = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello world, this is the body';
     const bad = Buffer.from(`WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:x>\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: ${block.length - 10}\r\n\r\n${block}\r\n\r\n`);
