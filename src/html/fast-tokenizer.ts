@@ -474,6 +474,9 @@ export class FastTokenizerDriver implements TokenizerEngine {
     // token's), so two start tags must never share one.
     const attrs = count > 0 ? SCRATCH_ATTRS.slice(0, count) : end ? NO_ATTRS : [];
     for (let k = 0; k < count; k++) SCRATCH_ATTRS[k] = UNSET_ATTR;
+    // (A tag with very many attributes does not leave the scratch that long; what a tag cut by the end of input
+    // left in it is overwritten by the next tag.)
+    if (SCRATCH_ATTRS.length > 256) SCRATCH_ATTRS.length = SCRATCH_KEPT.length = 0;
     this.spanEnd(location, i + 1, 1);
     const token: Token.TagToken = {
       type: end ? Token.TokenType.END_TAG : Token.TokenType.START_TAG,
