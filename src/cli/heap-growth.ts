@@ -40,7 +40,7 @@ export function limitHeapGrowth(percent: number = URL_LIST_HEAP_GROWING_PERCENT)
  * generation 30 times instead of 5 on the bench's crawl, with its scavenges running during marking (520 ms of
  * scavenges, not 290): the whole file took 4.45 s instead of 3.6 s (six paired runs each, bench/warc.ts `ours`,
  * one worker). With this floor the speed no longer hangs on what happens to be loaded; with all of undici
- * loaded it changes nothing measurable (3.3–3.8 s, 229–251 MiB, against 3.3–3.5 s, 227–259 MiB). V8 reads the
+ * loaded it changes nothing measurable (3.4–3.8 s, 229–251 MiB, against 3.3–3.5 s, 226–258 MiB). V8 reads the
  * flag when it makes an isolate, so set at run time it is the worker threads' alone.
  */
 export const WARC_INITIAL_OLD_SPACE_MB = 32;
