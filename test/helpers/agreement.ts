@@ -46,6 +46,8 @@ export interface AgreementOptions {
    * those pages are not loaded again.
    */
   originals?: ReadonlyMap<string, Collected>;
+  /** Run the pages' scripts (default true). */
+  javaScript?: boolean;
 }
 
 /** Two loopback origins: A serves the corpus (behind /r/ and /rr/ redirects), B serves rewritten output. */
@@ -98,15 +100,16 @@ export async function runAgreement(rewrite: Rewrite, options: AgreementOptions =
     const origins = options.origins ?? (await startOrigins(pages));
     try {
       const allowedOrigins = [origins.a.origin, origins.b.origin];
+      const javaScript = options.javaScript;
       return await mapLimit(pages, options.concurrency ?? 3, async (page, i) => {
         const original =
           (options.origins !== undefined ? options.originals?.get(page.name) : undefined) ??
-          (await loadAndCollect(browser, originalEntryUrl(origins, page, i), { allowedOrigins }));
+          (await loadAndCollect(browser, originalEntryUrl(origins, page, i), { allowedOrigins, javaScript }));
         const rewrittenBytes = await rewrite(Buffer.from(page.body), original.url, page.contentType, originalEntryUrl(origins, page, i));
         const path = `/elsewhere/x/${nextRewriteId++}/y.html`;
         origins.b.files.set(path, { body: rewrittenBytes, contentType: page.contentType });
         const rewrittenUrl = origins.b.origin + path;
-        const rewritten = await loadAndCollect(browser, rewrittenUrl, { allowedOrigins });
+        const rewritten = await loadAndCollect(browser, rewrittenUrl, { allowedOrigins, javaScript });
         return {
           page: page.name,
           originalUrl: original.url,

@@ -127,6 +127,8 @@ export interface LoadOptions {
   quietMs?: number;
   /** …and no sooner than this long after `load` (meta refresh timers). Default 250. */
   minAfterLoadMs?: number;
+  /** Run the page's scripts. Default true. */
+  javaScript?: boolean;
 }
 
 /**
@@ -151,7 +153,7 @@ export async function loadAndCollect(browser: Browser, url: string, options: Loa
   const quietMs = options.quietMs ?? 150;
   const minAfterLoadMs = options.minAfterLoadMs ?? 250;
   const allowed = new Set(options.allowedOrigins);
-  const context: BrowserContext = await browser.newContext({ serviceWorkers: 'block', javaScriptEnabled: true });
+  const context: BrowserContext = await browser.newContext({ serviceWorkers: 'block', javaScriptEnabled: options.javaScript !== false });
   try {
     const page = await context.newPage();
     const seen: Request[] = [];
