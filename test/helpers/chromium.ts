@@ -128,7 +128,7 @@ export interface LoadOptions {
   /** …and no sooner than this long after `load` (meta refresh timers). Default 250. */
   minAfterLoadMs?: number;
   /** Run the page's scripts. Default true. */
-  javaScript?: boolean;
+  javaScript?: boolean | undefined;
 }
 
 /**
