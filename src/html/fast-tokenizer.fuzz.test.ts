@@ -8,8 +8,10 @@
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
+import libqp from 'libqp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
+import { sharedPath } from '../../test/helpers/shared.ts';
 import { eventDifference, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
 import type { Rewritten } from '../../test/helpers/tokenizer-harness.ts';
 import { FastTokenizerDriver } from './fast-tokenizer.ts';
@@ -223,25 +225,21 @@ function splits(s: string): string[][] {
 
 // --- the corpus --------------------------------------------------------------------------------------------------
 
-function walk(dir: string, out: string[] = []): string[] {
-  if (!existsSync(dir)) return out;
-  for (const f of readdirSync(dir).sort()) {
-    const p = `${dir}/${f}`;
-    const st = statSync(p);
-    if (st.isDirectory()) walk(p, out);
-    else if (st.size < 8 << 20) out.push(p);
-  }
-  return out;
-}
-
-/** Decodes quoted-printable (as latin1 text). */
-function unQuotedPrintable(s: string): string {
-  return s.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+/** Every file under `dir` below 8 MiB, in a stable order. */
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .sort()
+    .map((f) => `${dir}${f}`)
+    .filter((p) => {
+      const st = statSync(p);
+      return st.isFile() && st.size < 8 << 20;
+    });
 }
 
 /** HTML files, and text/html parts of mail and MHTML (raw and quoted-printable-decoded), as latin1 text. */
 function corpusHtml(): Array<{ name: string; html: string }> {
-  const root = new URL('../../../shared/corpus/', import.meta.url).pathname;
+  const root = sharedPath('corpus/');
   const out: Array<{ name: string; html: string }> = [];
   for (const path of walk(root)) {
     if (/\.(json|md)$|SHA256SUMS/.test(path)) continue;
@@ -279,7 +277,7 @@ function corpusHtml(): Array<{ name: string; html: string }> {
     for (const m of text.matchAll(re)) {
       const headers = m[1]!;
       let body = m[2]!;
-      if (/quoted-printable/i.test(headers)) body = unQuotedPrintable(body);
+      if (/quoted-printable/i.test(headers)) body = libqp.decode(body).toString('latin1');
       else if (/base64/i.test(headers)) {
         try {
           body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('latin1');
@@ -405,13 +403,13 @@ describe('fuzz: the fast tokenizer emits what parse5 emits', () => {
   }, 120_000);
 
   it('html5lib-tests tree-construction inputs after foreign, table, template and CDATA contexts, in random chunks', () => {
-    const dir = new URL('../../../shared/conformance/html5lib-tests/tree-construction/', import.meta.url);
-    expect(existsSync(dir), `${dir.pathname} (../shared beside the clone)`).toBe(true);
+    const dir = sharedPath('conformance/html5lib-tests/tree-construction/');
+    expect(existsSync(dir), `${dir} (../shared beside the clone)`).toBe(true);
     const random = seededRandom(SEED + 8);
     const contexts = ['<svg>', '<math>', '<svg><![CDATA[', '<math><mi>', '<svg><foreignObject>', '<table>', '<template>', '<select>', '<frameset>', '<svg><![CDATA[&#32;]]>', '<!--', '<textarea>', '\r'];
     const f = new Findings();
     for (const file of readdirSync(dir).filter((x) => x.endsWith('.dat')).sort()) {
-      const text = readFileSync(new URL(file, dir), 'utf8');
+      const text = readFileSync(dir + file, 'utf8');
       for (const m of text.matchAll(/(?:^|\n)#data\n([\s\S]*?)\n#(?:errors|new-errors|document-fragment|script-off|script-on|document)/g)) {
         const html = contexts[Math.floor(random() * contexts.length)]! + m[1]!;
         if (!f.try([html])) continue;

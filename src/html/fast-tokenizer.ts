@@ -180,6 +180,8 @@ const NO_ATTRS: Token.Attribute[] = [];
 /** tagAt's scratch: the attributes of the tag being read, and (name, start, end) of its URL-bearing ones. */
 const SCRATCH_ATTRS: Token.Attribute[] = [];
 const SCRATCH_KEPT: Array<string | number> = [];
+/** The scratch is emptied (its storage let go) after a tag with more attributes than this. */
+const SCRATCH_KEEP = 256;
 /** What a scratch slot holds between tags (so that it holds no value of an earlier document). */
 const UNSET_ATTR: Token.Attribute = { name: '', value: '' };
 
@@ -476,7 +478,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
     for (let k = 0; k < count; k++) SCRATCH_ATTRS[k] = UNSET_ATTR;
     // (A tag with very many attributes does not leave the scratch that long; what a tag cut by the end of input
     // left in it is overwritten by the next tag.)
-    if (SCRATCH_ATTRS.length > 256) SCRATCH_ATTRS.length = SCRATCH_KEPT.length = 0;
+    if (SCRATCH_ATTRS.length > SCRATCH_KEEP) SCRATCH_ATTRS.length = SCRATCH_KEPT.length = 0;
     this.spanEnd(location, i + 1, 1);
     const token: Token.TagToken = {
       type: end ? Token.TokenType.END_TAG : Token.TokenType.START_TAG,

@@ -14,6 +14,8 @@
  * An invalid port, on which the library raises, gives null.
  */
 
+import { domainToASCII } from 'node:url';
+
 /** The library's `surt.surt(url)`; null where it raises (a port that is not a number from 0 to 65535). */
 export function surt(url: string): string | null {
   if (url === '') return '-';
@@ -110,7 +112,7 @@ function googleCanonicalize(u: HandyUrl): void {
     let host = unescapeRepeatedly(u.host);
     if (/[^\x00-\x7f]/.test(host)) {
       // Python: host.decode('utf-8', 'ignore').encode('idna'), kept as it was if that fails.
-      const ascii = domainToAscii(Buffer.from(host, 'latin1').toString('utf8').replace(/\uFFFD/g, ''));
+      const ascii = domainToASCII(Buffer.from(host, 'latin1').toString('utf8').replace(/\uFFFD/g, ''));
       if (ascii !== '') host = ascii;
     }
     host = trimDots(host.replaceAll('..', '.'));
@@ -119,14 +121,6 @@ function googleCanonicalize(u: HandyUrl): void {
   let path = unescapeRepeatedly(u.path ?? '');
   if (u.host) path = normalizePath(path);
   u.path = path === '' ? (u.path === null ? null : '') : escapeOnce(path);
-}
-
-function domainToAscii(host: string): string {
-  try {
-    return new URL(`http://${host}/`).hostname;
-  } catch {
-    return '';
-  }
 }
 
 function trimDots(s: string): string {
