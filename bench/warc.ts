@@ -5,6 +5,9 @@
  *   node bench/warc.ts ours FILE        rewrite FILE end to end (file → rewriter → file); prints a Run
  *   node bench/warc.ts warcio FILE      read FILE with warcio.js (every record, its content read); prints a Run
  *   node bench/warc.ts stream MB FILE   FILE again and again (MB of input) through the rewriter into nothing
+ *   node bench/warc.ts budget FILE      the HTML FILE holds (2xx text/html responses, content-decoded), and how
+ *                                       fast gzip compresses it at levels 1 (what we write) and 6: the README's
+ *                                       CPU budget against warcio.js
  *
  * The generated WARC is a crawl of the 258 real pages of htmlparser-benchmark, pass after pass under other
  * hosts: for each page a `request`, its `response` (a third of them gzip-encoded, a fifth stored de-chunked
@@ -18,7 +21,7 @@ import { availableParallelism } from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { seededRandom } from '../test/helpers/random.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -171,12 +174,40 @@ export function warcBench(say: (line: string) => void, repeat: number): void {
   }
 }
 
+/** The HTML payloads of FILE's 2xx text/html responses (content-decoded), and gzip's speed over them. */
+async function budget(file: string): Promise<Record<string, number>> {
+  const { readWarc } = await import('../dist/warc/reader.js');
+  const { field } = await import('../dist/warc/record.js');
+  const { lastHeader, parseHttpHead } = await import('../dist/warc/http-message.js');
+  const { DEFAULT_WARC_LIMITS } = await import('../dist/limits.js');
+  const bodies: Buffer[] = [];
+  for await (const unit of readWarc(createReadStream(file, { highWaterMark: 1 << 20 }), DEFAULT_WARC_LIMITS)) {
+    for (const item of unit.items) {
+      if (item.kind !== 'record' || field(item.header, 'WARC-Type') !== 'response') continue;
+      const block = Buffer.from(item.block);
+      const head = parseHttpHead(block);
+      if (head === null || head.status < 200 || head.status > 299 || !/^text\/html/i.test(lastHeader(head, 'Content-Type') ?? '')) continue;
+      const body = block.subarray(head.length);
+      bodies.push(/gzip/i.test(lastHeader(head, 'Content-Encoding') ?? '') ? gunzipSync(body) : body);
+    }
+  }
+  const html = bodies.reduce((n, b) => n + b.length, 0);
+  const out: Record<string, number> = { responses: bodies.length, htmlMB: html / 1e6 };
+  for (const level of [1, 6]) {
+    const t0 = performance.now();
+    for (const b of bodies) gzipSync(b, { level });
+    out[`gzipLevel${level}MBps`] = html / 1e6 / ((performance.now() - t0) / 1000);
+  }
+  return out;
+}
+
 const [mode, ...args] = process.argv.slice(2);
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (mode === 'generate') process.stdout.write(`${generate()}\n`);
   else if (mode === 'ours') process.stdout.write(`${JSON.stringify(await ours(args[0]!))}\n`);
   else if (mode === 'read') process.stdout.write(`${JSON.stringify(await read(args[0]!))}\n`);
   else if (mode === 'warcio') process.stdout.write(`${JSON.stringify(await warcio(args[0]!))}\n`);
+  else if (mode === 'budget') process.stdout.write(`${JSON.stringify(await budget(args[0]!))}\n`);
   else if (mode === 'stream') process.stdout.write(`${JSON.stringify(await stream(Number(args[0]), args[1]!))}\n`);
   else {
     const lines: string[] = [];
