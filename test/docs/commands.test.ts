@@ -106,7 +106,7 @@ function workspace(): { cwd: string; env: NodeJS.ProcessEnv } {
 
 /** bash, background jobs of the script killed when it ends however it ends. */
 function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): { status: number | null; output: string } {
-  const r = spawnSync('bash', ['-c', `trap 's=$?; kill $(jobs -p) 2>/dev/null; exit $s' EXIT\n${script}`], {
+  const r = spawnSync('bash', ['-c', `trap 's=$?; kill $(jobs -p) 2>/dev/null || :; exit $s' EXIT\n${script}`], {
     cwd,
     env,
     input: '',
