@@ -4,8 +4,8 @@
  * this checkout), with `absolutize` on PATH as an installed package puts it (dist/cli/main.js run by the `node`
  * first on PATH, Node 24 from node_modules/.bin, as `npm run` has it):
  *
- * - a block with `$ ` lines is a transcript: each `$ COMMAND` (continued by a trailing `\`) must exit 0 and print
- *   (standard output and error together) the lines below it up to the next `$ `; `…` in a line stands for any
+ * - a block with `$ ` lines is a transcript, run in one shell as in a terminal: each `$ COMMAND` (continued by a
+ *   trailing `\`) must exit 0 and print (standard output and error together) the lines below it up to the next `$ `; `…` in a line stands for any
  *   text, a line that is only `…` for any number of lines. A command that is meant to fail is written
  *   `COMMAND || echo "exit $?"`, so that its exit code is part of the output.
  * - any other block is a script: run by bash with `set -e`, it must exit 0.
@@ -162,11 +162,16 @@ for (const file of docFiles) {
           expect(r.status, `${where} exited ${r.status}:\n${r.output}`).toBe(0);
           return;
         }
-        for (const step of steps) {
-          const r = bash(`exec 2>&1\n${step.command}`, cwd, e);
-          expect(r.status, `${where}: \`${step.command}\` exited ${r.status}:\n${r.output}`).toBe(0);
-          expect(matchesShown(r.output, step.expected), `${where}: \`${step.command}\` printed:\n${r.output}\n— the docs show:\n${step.expected.join('\n')}`).toBe(true);
-        }
+        // One shell for the whole transcript, as in a terminal (a server started with & serves the next commands);
+        // after each command, a NUL-framed marker with its exit status.
+        const r = bash(`exec 2>&1\n${steps.map((step) => `${step.command}\nprintf '\\0%d\\0' $?\n`).join('')}`, cwd, e);
+        const pieces = r.output.split(/\0(\d+)\0/);
+        steps.forEach((step, k) => {
+          const output = pieces[2 * k] ?? '';
+          const status = pieces[2 * k + 1];
+          expect(status, `${where}: \`${step.command}\` exited ${status ?? '(never ran)'}:\n${output}`).toBe('0');
+          expect(matchesShown(output, step.expected), `${where}: \`${step.command}\` printed:\n${output}\n— the docs show:\n${step.expected.join('\n')}`).toBe(true);
+        });
       });
     }
   });
