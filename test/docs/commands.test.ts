@@ -117,6 +117,16 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): { status: nu
   return { status: r.status, output: r.stdout };
 }
 
+/**
+ * Runs a transcript in one shell, as in a terminal (a server started with & serves the next commands; aliases
+ * work): after each command, a NUL-framed marker with its exit status. A command that never ran has status undefined.
+ */
+function runTranscript(steps: readonly TranscriptStep[], cwd: string, env: NodeJS.ProcessEnv): { output: string; status: string | undefined }[] {
+  const r = bash(`shopt -s expand_aliases\nexec 2>&1\n${steps.map((step) => `${step.command}\nprintf '\\0%d\\0' $?\n`).join('')}`, cwd, env);
+  const pieces = r.output.split(/\0(\d+)\0/);
+  return steps.map((_, k) => ({ output: pieces[2 * k] ?? '', status: pieces[2 * k + 1] }));
+}
+
 const docFiles = ['README.md', ...readdirSync(join(PROJECT_DIR, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
 describe('the docs harness', () => {
@@ -127,6 +137,17 @@ describe('the docs harness', () => {
     expect(matchesShown('a\nb\n', ['a'])).toBe(false);
     expect(matchesShown('', [])).toBe(true);
     expect(matchesShown('a\n', [])).toBe(false);
+  });
+
+  it('runs a transcript in one shell and reports the status and output of each command', () => {
+    const { cwd, env } = workspace();
+    const results = runTranscript(transcript(['$ x=1; alias say=echo', '$ say "$x" \\', '  two', '1 two', '$ false', '$ printf tail']), cwd, env);
+    expect(results).toEqual([
+      { output: '', status: '0' },
+      { output: '1 two\n', status: '0' },
+      { output: '', status: '1' },
+      { output: 'tail', status: '0' },
+    ]);
   });
 });
 
@@ -163,13 +184,9 @@ for (const file of docFiles) {
           expect(r.status, `${where} exited ${r.status}:\n${r.output}`).toBe(0);
           return;
         }
-        // One shell for the whole transcript, as in a terminal (a server started with & serves the next commands);
-        // after each command, a NUL-framed marker with its exit status.
-        const r = bash(`exec 2>&1\n${steps.map((step) => `${step.command}\nprintf '\\0%d\\0' $?\n`).join('')}`, cwd, e);
-        const pieces = r.output.split(/\0(\d+)\0/);
+        const results = runTranscript(steps, cwd, e);
         steps.forEach((step, k) => {
-          const output = pieces[2 * k] ?? '';
-          const status = pieces[2 * k + 1];
+          const { output, status } = results[k]!;
           expect(status, `${where}: \`${step.command}\` exited ${status ?? '(never ran)'}:\n${output}`).toBe('0');
           expect(matchesShown(output, step.expected), `${where}: \`${step.command}\` printed:\n${output}\n— the docs show:\n${step.expected.join('\n')}`).toBe(true);
         });
