@@ -129,6 +129,14 @@ function runTranscript(steps: readonly TranscriptStep[], cwd: string, env: NodeJ
 
 const docFiles = ['README.md', ...readdirSync(join(PROJECT_DIR, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
+describe('the README is a door', () => {
+  it('stays within 200 lines and lists every file of docs/', () => {
+    const readme = readFileSync(join(PROJECT_DIR, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(201); // 200 lines and the final newline
+    for (const file of docFiles.filter((f) => f.startsWith('docs/'))) expect(readme, file).toContain(`](${file})`);
+  });
+});
+
 describe('the docs harness', () => {
   it('reads transcripts and matches shown output with …', () => {
     expect(transcript(['$ a \\', '  --b', 'out', '$ c'])).toEqual([{ command: 'a --b', expected: ['out'] }, { command: 'c', expected: [] }]);
