@@ -181,7 +181,7 @@ for (const file of docFiles) {
       expect(notRun.length).toBeLessThan(Math.max(blocks.length, 1));
     });
 
-    it('names no output under /dev (an atomic -o renames its file over the target: as root, over /dev/null itself)', () => {
+    it('names no output under /dev (were the in-place write of special files to break, the atomic rename would replace /dev/null itself when run as root)', () => {
       for (const b of blocks) expect(b.lines.join('\n'), `${file}:${b.line}`).not.toMatch(/(?:-o|--output|--links)[ =]\/dev\//);
     });
 
