@@ -3,7 +3,7 @@
  *   node --max-semi-space-size=4 bench/html-passes.ts [fast|parse5]
  * `parse5` runs it with parse5's own tokenizer (the reference of src/html/fast-tokenizer.ts). Two of these side
  * by side (`node bench/html-passes.ts & node bench/html-passes.ts`) show what a second JavaScript thread costs on
- * a machine (README, WARC).
+ * a machine (docs/performance.md).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -6,7 +6,7 @@
  *   node bench/warc.ts warcio FILE      read FILE with warcio.js (every record, its content read); prints a Run
  *   node bench/warc.ts stream MB FILE   FILE again and again (MB of input) through the rewriter into nothing
  *   node bench/warc.ts budget FILE      the HTML FILE holds (2xx text/html responses, content-decoded), and how
- *                                       fast gzip compresses it at levels 1 (what we write) and 6: the README's
+ *                                       fast gzip compresses it at levels 1 (what we write) and 6: docs/performance.md's
  *                                       CPU budget against warcio.js
  *
  * The generated WARC is a crawl of the 258 real pages of htmlparser-benchmark, pass after pass under other

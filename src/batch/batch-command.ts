@@ -15,7 +15,7 @@
  *   manifest is kept as OUTDIR/.absolutize/manifest-SHA256.txt.
  * - Exit (sysexits): 0 all done or skipped, 65 an input failed, 74 an output failed, 75 transient (retry), 64 usage.
  * - Memory: one process holds at most BATCH_LIMITS.window short records and `--jobs` documents being rewritten,
- *   each within the rewriters' named limits (README, "Batch": about 170 MiB with one job, 150 MiB more for each further job).
+ *   each within the rewriters' named limits (docs/batch.md, docs/performance.md: about 170 MiB with one job, 150 MiB more for each further job).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';

@@ -5,7 +5,7 @@
  * `liveTemporaryFiles`, which the interrupt handler (interrupt.ts) removes on SIGINT/SIGTERM.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, statSync } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { joinPath, splitPath } from '../batch/paths.ts';
@@ -32,8 +32,44 @@ export function temporaryName(path: FsPath): FsPath {
   return typeof name === 'string' ? joinPath(dir, `.${name}.${random}.tmp`) : joinPath(dir, Buffer.concat([Buffer.from('.'), name, Buffer.from(`.${random}.tmp`)]));
 }
 
+/**
+ * Whether `path` exists and is neither a regular file nor a directory: /dev/null, /dev/stdout, a FIFO, a terminal.
+ * Such a target is written in place, as cp and curl -o write it: renaming a file over it would replace the device
+ * itself (run as root, `-o /dev/null` turned /dev/null into a regular file for every process on the machine).
+ */
+function isSpecialFile(path: FsPath): boolean {
+  try {
+    const st = statSync(path);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Writes straight into a special file (see isSpecialFile): nothing to rename, nothing to remove. */
+function createDirectFile(path: FsPath): AtomicFile {
+  const stream = createWriteStream(path, { flags: 'w' });
+  const finished = new Promise<void>((resolve, reject) => {
+    stream.on('finish', resolve);
+    stream.on('error', reject);
+  });
+  finished.catch(() => {}); // as in createAtomicFile: commit() still sees a rejection
+  return {
+    stream,
+    async commit() {
+      if (!stream.writableEnded) stream.end();
+      await finished;
+    },
+    async abort() {
+      stream.destroy();
+      if (!stream.closed) await new Promise<void>((resolve) => stream.once('close', () => resolve()));
+    },
+  };
+}
+
 /** `temp`: a temporary name chosen by the caller (a batch's main thread names its workers' files, to remove them if interrupted). */
 export function createAtomicFile(path: FsPath, temp: FsPath = temporaryName(path)): AtomicFile {
+  if (isSpecialFile(path)) return createDirectFile(path);
   liveTemporaryFiles.add(temp);
   const stream = createWriteStream(temp, { flags: 'wx' });
   const finished = new Promise<void>((resolve, reject) => {

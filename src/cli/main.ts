@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // The command-line entry point: the only place that touches process exit state.
 // --max-semi-space-size=4 (MiB): V8's young generation otherwise grows to ~100 MB of RSS while streaming,
-// though the live heap stays near 15 MB; capped, a 1 GiB stream peaked at 104 MiB (README, Performance).
+// though the live heap stays near 15 MB; capped, a 1 GiB stream peaked at 104 MiB (docs/performance.md).
 
 import { LEAST_NODE, nodeIsTooOld } from '../node-version.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The rfc3986 resolver against outside tables (../shared/conformance/uri), used as they are.
- * Deliberate disagreements are listed here and in the README, each with its reason.
+ * Deliberate disagreements are listed here and in docs/resolvers.md, each with its reason.
  */
 import { describe, expect, it } from 'vitest';
 import { rfc3986Resolver } from '../../src/uri/index.ts';

@@ -2,7 +2,7 @@
  * Deliberate differences from Python's `email` (issue 10: "a short, justified list"). A failure of one of the
  * listed checks on a listed case is excused only when the run also gave a warning of the listed family (a
  * difference on bad input is never silent), or, with no family listed, when the input is not wrong at all.
- * README's MIME section mirrors this table.
+ * docs/mail.md ("Deliberate differences from Python's email") mirrors this table.
  */
 import { FAMILY } from './mutator.ts';
 import type { Compat32, Deliberate } from './harness.ts';
