@@ -22,10 +22,11 @@ import type { FetchedDocument } from '../http/fetch.ts';
 import { outputFileName } from '../http/output-name.ts';
 import { escapeLines, jsonLine } from '../http/printable.ts';
 import { createResponseRewriter } from '../http/response-rewriter.ts';
+import { readUrlList } from '../http/url-list.ts';
+import type { UrlListEntry } from '../http/url-list.ts';
 import type { FailureKind, FileJob, JobResult } from '../batch/job.ts';
 import type { RewriteSettings } from '../batch/rewriters.ts';
 import { getResolver } from '../uri/index.ts';
-import { inputLines, readLines } from '../batch/lines.ts';
 import { runStreaming } from '../batch/scheduler.ts';
 import { addToSummary, emptySummary, summaryLine } from '../batch/summary.ts';
 import { BATCH_LIMITS, DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.ts';
@@ -235,20 +236,37 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
   runProgress.written = 0;
   runProgress.total = 0;
   const status = (): string => `absolutize: [${summary.done + summary.failed + summary.skipped}/${read}]${summary.failed > 0 ? ` ${summary.failed} failed` : ''}`;
-  // The URLs: the arguments, then the list's lines as they are read (a frontier of millions is never held).
-  async function* urls(): AsyncGenerator<string> {
+  // The URLs: the arguments, then the list's entries as they are read (a frontier of millions is never held).
+  // A line that is not a URL (too long, not text) is an entry too, failed with its reason; a list that cannot
+  // be read to its end is one failed entry more, after every URL read before it was tried.
+  const listName = `--input-list ${values['input-list']}`;
+  async function* entries(): AsyncGenerator<UrlListEntry | { readonly line: null; readonly url: string }> {
     for (const p of positionals) {
       runProgress.total = ++read;
-      yield p;
+      yield { line: null, url: p };
     }
     if (list === null) return;
-    for await (const { text } of inputLines(readLines(list, `--input-list ${values['input-list']}`))) {
+    try {
+      for await (const entry of readUrlList(list)) {
+        runProgress.total = ++read;
+        yield entry;
+      }
+    } catch (err) {
       runProgress.total = ++read;
-      yield text;
+      yield { line: 0, code: 'ABS_ERR_INPUT', reason: `cannot be read to its end: ${(err as Error).message}` };
     }
   }
+  const failLine = (entry: { readonly line: number; readonly code: string; readonly reason: string }): void => {
+    const message = `${listName}: ${entry.reason}`;
+    progress.line(`absolutize: error [${entry.code}] ${message}`);
+    links?.write(`${jsonLine({ document: null, listLine: entry.line === 0 ? null : entry.line, error: entry.code, message })}\n`);
+    addToSummary(summary, { status: 'failed', kind: 'input', rewritten: 0, warnings: 0, copied: false, bytesIn: 0, bytesOut: 0 });
+  };
+  let finished = false;
   try {
-    await runStreaming(urls(), { concurrency: limits.maxConcurrentRequests, perKey: limits.maxConnectionsPerOrigin, keyOf: hostKey, window: BATCH_LIMITS.window }, async (url) => {
+    await runStreaming(entries(), { concurrency: limits.maxConcurrentRequests, perKey: limits.maxConnectionsPerOrigin, keyOf: (e) => ('url' in e ? hostKey(e.url) : ''), window: BATCH_LIMITS.window }, async (entry) => {
+      if (!('url' in entry)) return failLine(entry);
+      const url = entry.url;
       progress.update(`${status()} ${redactUrl(url)}`);
       const target: RetrievalTarget = context.reportOnly ? { kind: 'discard' } : context.directory !== null ? { kind: 'directory', directory: context.directory } : context.file !== null ? { kind: 'file', path: context.file } : { kind: 'stdout' };
       const r = await retrieveOne(context, url, target, context.links);
@@ -256,20 +274,23 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
       addToSummary(summary, r);
       progress.update(status());
     });
+    finished = true;
   } finally {
+    // Whatever stopped the run (a bug, an output that fails), the summary of what was done is printed and the link
+    // report holds every line written (a batch) or is removed: never a temporary file left behind.
     progress.done();
     await agent.close().catch(() => {});
-  }
-  summary.ms = Math.round(performance.now() - started);
-  if (batch) io.stderr.write(summaryLine(summary));
-  if (linksFile !== null) {
-    // The report of a single URL that failed is not kept; a batch keeps every line (failures are marked in it).
-    try {
-      if (!batch && summary.failed > 0) await linksFile.abort();
-      else await linksFile.commit();
-    } catch (err) {
-      await linksFile.abort();
-      throw new AbsError(`--links ${values.links}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
+    summary.ms = Math.round(performance.now() - started);
+    if (batch) io.stderr.write(summaryLine(summary));
+    if (linksFile !== null) {
+      // The report of a single URL that failed is not kept; a batch keeps every line (failures are marked in it).
+      try {
+        if (!batch && (!finished || summary.failed > 0)) await linksFile.abort();
+        else await linksFile.commit();
+      } catch (err) {
+        await linksFile.abort();
+        if (finished) throw new AbsError(`--links ${values.links}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
+      }
     }
   }
   return summary.failed > 0 ? EXIT_INPUT : EXIT_OK;
@@ -346,7 +367,14 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
 
   let document: FetchedDocument;
   try {
-    document = await fetchDocument(url, { dispatcher: context.agent, httpLimits: context.limits });
+    document = await fetchDocument(url, {
+      dispatcher: context.agent,
+      httpLimits: context.limits,
+      onWarning: (w) => {
+        warnings++;
+        progress.line(`absolutize: warning [${w.code}] ${inFlags(w.message)}`);
+      },
+    });
   } catch (err) {
     if (err instanceof AbsError && err.code === 'ABS_ERR_USAGE') return fail(new AbsError(err.message, 'ABS_ERR_INPUT'), null);
     return fail(err, null);
