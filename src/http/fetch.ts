@@ -313,7 +313,7 @@ export function toFetchError(err: unknown, url: URL, chain: readonly RedirectHop
   if (err instanceof FetchError || err instanceof LimitExceededError) return err;
   const where = redactUrl(url);
   const details = { url: where, chain };
-  if (err instanceof HeadersTimeoutPassed) return new FetchError(`${where}: timeout: no final response headers within ${limits.headersTimeoutMs} ms (headersTimeoutMs; interim 1xx responses count)`, 'ABS_ERR_HTTP_TIMEOUT', details, { cause: err });
+  if (err instanceof HeadersTimeoutPassed) return new FetchError(`${where}: timeout: no response headers within ${limits.headersTimeoutMs} ms (headersTimeoutMs)`, 'ABS_ERR_HTTP_TIMEOUT', details, { cause: err });
   if (err instanceof DeadlinePassed) return new FetchError(`${where}: timeout: no complete document within ${limits.deadlineMs} ms (deadlineMs)`, 'ABS_ERR_HTTP_TIMEOUT', details, { cause: err });
   if (err instanceof AddressRefusedError) return new FetchError(`${where}: ${err.message}`, 'ABS_ERR_HTTP_ADDRESS_REFUSED', details, { cause: err });
   if (err instanceof AbsError) return err;
