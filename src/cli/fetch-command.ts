@@ -23,6 +23,8 @@ import { outputFileName } from '../http/output-name.ts';
 import { escapeLines, jsonLine } from '../http/printable.ts';
 import { createResponseRewriter } from '../http/response-rewriter.ts';
 import { readUrlList } from '../http/url-list.ts';
+import { rewriteHeaderReferences } from '../http/header-references.ts';
+import type { HeaderReferenceRecord } from '../http/header-references.ts';
 import type { UrlListEntry } from '../http/url-list.ts';
 import type { FailureKind, FileJob, JobResult } from '../batch/job.ts';
 import type { RewriteSettings } from '../batch/rewriters.ts';
@@ -424,6 +426,14 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
     progress.line(`absolutize: warning [content-type-not-rewritten] ${name}: ${rewriter.passthroughReason}`);
   }
 
+  // The references of the response's own header fields (Link, Refresh, Content-Location) go first in the
+  // report: resolved against the final URL, never `changed` (the output is the body; the headers are not in it).
+  if (links !== null) {
+    for (const r of responseHeaderReferences(document, context.resolver)) {
+      links.write(`${jsonLine({ document: name, part: null, element: null, attribute: r.attribute, ...(r.rel === undefined ? {} : { rel: r.rel }), ...(r.parameter === undefined ? {} : { parameter: r.parameter }), raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: null, column: null, changed: false, redirects })}\n`);
+    }
+  }
+
   let output: AtomicFile | null = null;
   let sink: Writable;
   try {
@@ -466,6 +476,20 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
   }
   if (statusError !== null) return fail(statusError, document);
   return result({ status: 'done', records: 1 });
+}
+
+/** The references of a retrieved response's `Link`, `Refresh` and `Content-Location` fields (header-references.ts). */
+function responseHeaderReferences(document: FetchedDocument, resolver: Resolver): HeaderReferenceRecord[] {
+  // undici gives each field's value as Latin-1 text (one character a byte): the bytes are rebuilt as they came.
+  const lines: string[] = [];
+  for (const [name, field] of [['link', 'Link'], ['refresh', 'Refresh'], ['content-location', 'Content-Location']] as const) {
+    const value = document.headers[name];
+    for (const v of value === undefined ? [] : Array.isArray(value) ? value : [value]) lines.push(`${field}: ${v}\r\n`);
+  }
+  if (lines.length === 0) return [];
+  const records: HeaderReferenceRecord[] = [];
+  rewriteHeaderReferences(Buffer.from(lines.join(''), 'latin1'), { base: document.url, resolver, onReference: (r) => records.push(r) });
+  return records;
 }
 
 function counter(add: (n: number) => void): Transform {
