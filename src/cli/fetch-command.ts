@@ -269,6 +269,11 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
     await runStreaming(entries(), { concurrency: limits.maxConcurrentRequests, perKey: limits.maxConnectionsPerOrigin, keyOf: (e) => ('url' in e ? hostKey(e.url) : ''), window: BATCH_LIMITS.window }, async (entry) => {
       if (!('url' in entry)) return failLine(entry);
       const url = entry.url;
+      // A list line that is no http(s) URL is reported with its line number, as the other bad lines are.
+      if (entry.line !== null && !isHttpUrl(url)) {
+        const shown = url.length > 200 ? `${url.slice(0, 200)}…` : url;
+        return failLine({ line: entry.line, code: 'ABS_ERR_INPUT', reason: `line ${entry.line}: ${JSON.stringify(redactUrl(shown))} is not an http: or https: URL` });
+      }
       progress.update(`${status()} ${redactUrl(url)}`);
       const target: RetrievalTarget = context.reportOnly ? { kind: 'discard' } : context.directory !== null ? { kind: 'directory', directory: context.directory } : context.file !== null ? { kind: 'file', path: context.file } : { kind: 'stdout' };
       const r = await retrieveOne(context, url, target, context.links);
@@ -507,6 +512,11 @@ function explainRetrieval(context: FetchContext, document: FetchedDocument): voi
 function chainOf(document: FetchedDocument | null, err: unknown): readonly RedirectHop[] | undefined {
   const chain = document?.chain ?? (err instanceof FetchError ? err.chain : []);
   return chain.length === 0 ? undefined : chain;
+}
+
+function isHttpUrl(text: string): boolean {
+  const url = URL.parse(text);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
 }
 
 export function hostKey(url: string): string {

@@ -185,6 +185,13 @@ describe('--input-list with garbage and over-long lines', () => {
     expect(linesOut.filter((l) => l['resolved'] !== undefined)).toHaveLength(GOOD);
     expect(linesOut.filter((l) => l['error'] !== undefined).map((l) => l['error']).sort()).toEqual([...bad].sort());
     expect(linesOut.find((l) => l['listLine'] === lines.length)?.['error']).toBe('ABS_ERR_LIMIT');
+    // Every failure names its line of the list.
+    for (const l of linesOut.filter((x) => x['error'] !== undefined)) {
+      expect(l['document']).toBeNull();
+      expect(bad[[...lines.keys()].filter((i) => !lines[i]!.toString('latin1').startsWith(`${o}/u?n=`)).indexOf((l['listLine'] as number) - 1)]).toBe(l['error']);
+    }
+    expect(errors).toContain(`absolutize: error [ABS_ERR_INPUT] --input-list ${listFile}: line 32: "not a url at all \\u001b[2J" is not an http: or https: URL`);
+    expect(errors).toContain(`absolutize: error [ABS_ERR_INPUT] --input-list ${listFile}: line 20 is not UTF-8 text`);
   });
 
   it('a list that is all bad lines: still a summary and a link report', async () => {
