@@ -101,7 +101,8 @@ export const HTTP_HELP: string = `  --http-content-location honour the response'
 
 export const FETCH_HELP: string = `
 Fetching URLs (INPUT is an http: or https: URL; several URLs, or --input-list, need -o DIR):
-  --input-list FILE       read URLs from FILE, one a line (blank lines and # comments skipped)
+  --input-list FILE       read URLs from FILE, one a line (blank lines and # comments skipped); a line that
+                          is no URL, not UTF-8 or over 64 KiB is one failure, the other lines are still tried
   -o DIR                  with several URLs: one file per URL, named from its final URL
 ${HTTP_HELP}`;
 
