@@ -130,7 +130,9 @@ export type WarningCode =
   | 'mime-malformed-boundary'
   | 'mime-base64-padding'
   | 'mime-unknown-charset'
-  | 'mbox-content-length';
+  | 'mbox-content-length'
+  // HTTP retrieval (src/http)
+  | 'content-encoding-trailing-bytes';
 
 export interface Warning {
   readonly code: WarningCode;

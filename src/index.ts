@@ -24,6 +24,8 @@ export { absolutizeUrl, createFetchAgent, createResponseRewriter, fetchDocument,
 export type { AbsolutizeUrlOptions, ContentTypeInfo, FetchAgentOptions, FetchedDocument, FetchOptions, ResponseRewriteOptions, ResponseRewriter, RewriteKind, UrlResult } from './http/index.ts';
 export type { EncodingDecision, EncodingSource } from './encoding/index.ts';
 export { escapeControls } from './http/index.ts'; // issue 11: server text made safe to print
+export { findHeaderReferences, rewriteHeaderReferences } from './http/index.ts'; // issue 22: Link, Refresh, Content-Location
+export type { HeaderReference, HeaderReferenceField, HeaderReferenceRecord, HeaderRewriteOptions, HeaderRewriteResult } from './http/index.ts';
 // WARC and ARC (src/warc): record-by-record rewriting of crawl files, and the link report's keys.
 export { createWarcRewriter, rewriteWarcChunks, rewriteWarcStream } from './warc/rewriter.ts';
 export type { WarcLineContext, WarcLinkLine, WarcOutputModel, WarcProgress, WarcRewriterStream, WarcRewriteOptions, WarcSummary, WarcWarning } from './warc/rewriter.ts';

@@ -22,10 +22,13 @@ import type { FetchedDocument } from '../http/fetch.ts';
 import { outputFileName } from '../http/output-name.ts';
 import { escapeLines, jsonLine } from '../http/printable.ts';
 import { createResponseRewriter } from '../http/response-rewriter.ts';
+import { readUrlList } from '../http/url-list.ts';
+import { rewriteHeaderReferences } from '../http/header-references.ts';
+import type { HeaderReferenceRecord } from '../http/header-references.ts';
+import type { UrlListEntry } from '../http/url-list.ts';
 import type { FailureKind, FileJob, JobResult } from '../batch/job.ts';
 import type { RewriteSettings } from '../batch/rewriters.ts';
 import { getResolver } from '../uri/index.ts';
-import { inputLines, readLines } from '../batch/lines.ts';
 import { runStreaming } from '../batch/scheduler.ts';
 import { addToSummary, emptySummary, summaryLine } from '../batch/summary.ts';
 import { BATCH_LIMITS, DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.ts';
@@ -98,7 +101,8 @@ export const HTTP_HELP: string = `  --http-content-location honour the response'
 
 export const FETCH_HELP: string = `
 Fetching URLs (INPUT is an http: or https: URL; several URLs, or --input-list, need -o DIR):
-  --input-list FILE       read URLs from FILE, one a line (blank lines and # comments skipped)
+  --input-list FILE       read URLs from FILE, one a line (blank lines and # comments skipped); a line that
+                          is no URL, not UTF-8 or over 64 KiB is one failure, the other lines are still tried
   -o DIR                  with several URLs: one file per URL, named from its final URL
 ${HTTP_HELP}`;
 
@@ -235,20 +239,42 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
   runProgress.written = 0;
   runProgress.total = 0;
   const status = (): string => `absolutize: [${summary.done + summary.failed + summary.skipped}/${read}]${summary.failed > 0 ? ` ${summary.failed} failed` : ''}`;
-  // The URLs: the arguments, then the list's lines as they are read (a frontier of millions is never held).
-  async function* urls(): AsyncGenerator<string> {
+  // The URLs: the arguments, then the list's entries as they are read (a frontier of millions is never held).
+  // A line that is not a URL (too long, not text) is an entry too, failed with its reason; a list that cannot
+  // be read to its end is one failed entry more, after every URL read before it was tried.
+  const listName = `--input-list ${values['input-list']}`;
+  async function* entries(): AsyncGenerator<UrlListEntry | { readonly line: null; readonly url: string }> {
     for (const p of positionals) {
       runProgress.total = ++read;
-      yield p;
+      yield { line: null, url: p };
     }
     if (list === null) return;
-    for await (const { text } of inputLines(readLines(list, `--input-list ${values['input-list']}`))) {
+    try {
+      for await (const entry of readUrlList(list)) {
+        runProgress.total = ++read;
+        yield entry;
+      }
+    } catch (err) {
       runProgress.total = ++read;
-      yield text;
+      yield { line: 0, code: 'ABS_ERR_INPUT', reason: `cannot be read to its end: ${(err as Error).message}` };
     }
   }
+  const failLine = (entry: { readonly line: number; readonly code: string; readonly reason: string }): void => {
+    const message = `${listName}: ${entry.reason}`;
+    progress.line(`absolutize: error [${entry.code}] ${message}`);
+    links?.write(`${jsonLine({ document: null, listLine: entry.line === 0 ? null : entry.line, error: entry.code, message })}\n`);
+    addToSummary(summary, { status: 'failed', kind: 'input', rewritten: 0, warnings: 0, copied: false, bytesIn: 0, bytesOut: 0 });
+  };
+  let finished = false;
   try {
-    await runStreaming(urls(), { concurrency: limits.maxConcurrentRequests, perKey: limits.maxConnectionsPerOrigin, keyOf: hostKey, window: BATCH_LIMITS.window }, async (url) => {
+    await runStreaming(entries(), { concurrency: limits.maxConcurrentRequests, perKey: limits.maxConnectionsPerOrigin, keyOf: (e) => ('url' in e ? hostKey(e.url) : ''), window: BATCH_LIMITS.window }, async (entry) => {
+      if (!('url' in entry)) return failLine(entry);
+      const url = entry.url;
+      // A list line that is no http(s) URL is reported with its line number, as the other bad lines are.
+      if (entry.line !== null && !isHttpUrl(url)) {
+        const shown = url.length > 200 ? `${url.slice(0, 200)}…` : url;
+        return failLine({ line: entry.line, code: 'ABS_ERR_INPUT', reason: `line ${entry.line}: ${JSON.stringify(redactUrl(shown))} is not an http: or https: URL` });
+      }
       progress.update(`${status()} ${redactUrl(url)}`);
       const target: RetrievalTarget = context.reportOnly ? { kind: 'discard' } : context.directory !== null ? { kind: 'directory', directory: context.directory } : context.file !== null ? { kind: 'file', path: context.file } : { kind: 'stdout' };
       const r = await retrieveOne(context, url, target, context.links);
@@ -256,20 +282,23 @@ export async function fetchCommand(positionals: readonly string[], values: Fetch
       addToSummary(summary, r);
       progress.update(status());
     });
+    finished = true;
   } finally {
+    // Whatever stopped the run (a bug, an output that fails), the summary of what was done is printed and the link
+    // report holds every line written (a batch) or is removed: never a temporary file left behind.
     progress.done();
     await agent.close().catch(() => {});
-  }
-  summary.ms = Math.round(performance.now() - started);
-  if (batch) io.stderr.write(summaryLine(summary));
-  if (linksFile !== null) {
-    // The report of a single URL that failed is not kept; a batch keeps every line (failures are marked in it).
-    try {
-      if (!batch && summary.failed > 0) await linksFile.abort();
-      else await linksFile.commit();
-    } catch (err) {
-      await linksFile.abort();
-      throw new AbsError(`--links ${values.links}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
+    summary.ms = Math.round(performance.now() - started);
+    if (batch) io.stderr.write(summaryLine(summary));
+    if (linksFile !== null) {
+      // The report of a single URL that failed is not kept; a batch keeps every line (failures are marked in it).
+      try {
+        if (!batch && (!finished || summary.failed > 0)) await linksFile.abort();
+        else await linksFile.commit();
+      } catch (err) {
+        await linksFile.abort();
+        if (finished) throw new AbsError(`--links ${values.links}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
+      }
     }
   }
   return summary.failed > 0 ? EXIT_INPUT : EXIT_OK;
@@ -346,7 +375,14 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
 
   let document: FetchedDocument;
   try {
-    document = await fetchDocument(url, { dispatcher: context.agent, httpLimits: context.limits });
+    document = await fetchDocument(url, {
+      dispatcher: context.agent,
+      httpLimits: context.limits,
+      onWarning: (w) => {
+        warnings++;
+        progress.line(`absolutize: warning [${w.code}] ${inFlags(w.message)}`);
+      },
+    });
   } catch (err) {
     if (err instanceof AbsError && err.code === 'ABS_ERR_USAGE') return fail(new AbsError(err.message, 'ABS_ERR_INPUT'), null);
     return fail(err, null);
@@ -396,6 +432,14 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
     progress.line(`absolutize: warning [content-type-not-rewritten] ${name}: ${rewriter.passthroughReason}`);
   }
 
+  // The references of the response's own header fields (Link, Refresh, Content-Location) go first in the
+  // report: resolved against the final URL, never `changed` (the output is the body; the headers are not in it).
+  if (links !== null) {
+    for (const r of responseHeaderReferences(document, context.resolver)) {
+      links.write(`${jsonLine({ document: name, part: null, element: null, attribute: r.attribute, ...(r.rel === undefined ? {} : { rel: r.rel }), ...(r.parameter === undefined ? {} : { parameter: r.parameter }), raw: r.raw, resolved: r.resolved, base: r.base, baseSource: r.baseSource, line: null, column: null, changed: false, redirects })}\n`);
+    }
+  }
+
   let output: AtomicFile | null = null;
   let sink: Writable;
   try {
@@ -440,6 +484,20 @@ async function retrieveAndRewrite(context: FetchContext, url: string, target: Re
   return result({ status: 'done', records: 1 });
 }
 
+/** The references of a retrieved response's `Link`, `Refresh` and `Content-Location` fields (header-references.ts). */
+function responseHeaderReferences(document: FetchedDocument, resolver: Resolver): HeaderReferenceRecord[] {
+  // undici gives each field's value as Latin-1 text (one character a byte): the bytes are rebuilt as they came.
+  const lines: string[] = [];
+  for (const [name, field] of [['link', 'Link'], ['refresh', 'Refresh'], ['content-location', 'Content-Location']] as const) {
+    const value = document.headers[name];
+    for (const v of value === undefined ? [] : Array.isArray(value) ? value : [value]) lines.push(`${field}: ${v}\r\n`);
+  }
+  if (lines.length === 0) return [];
+  const records: HeaderReferenceRecord[] = [];
+  rewriteHeaderReferences(Buffer.from(lines.join(''), 'latin1'), { base: document.url, resolver, onReference: (r) => records.push(r) });
+  return records;
+}
+
 function counter(add: (n: number) => void): Transform {
   return new Transform({ transform: (c: Buffer, _e, cb) => (add(c.length), cb(null, c)) });
 }
@@ -455,6 +513,11 @@ function explainRetrieval(context: FetchContext, document: FetchedDocument): voi
 function chainOf(document: FetchedDocument | null, err: unknown): readonly RedirectHop[] | undefined {
   const chain = document?.chain ?? (err instanceof FetchError ? err.chain : []);
   return chain.length === 0 ? undefined : chain;
+}
+
+function isHttpUrl(text: string): boolean {
+  const url = URL.parse(text);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
 }
 
 export function hostKey(url: string): string {

@@ -96,3 +96,65 @@ describe('backpressure', () => {
     expect(total).toBe(DECODED);
   });
 });
+
+/** Decodes as `decode` does, and returns what `onTrailingBytes` said. */
+async function decodeWithTrailing(coding: string, chunks: readonly Buffer[]): Promise<{ text: Buffer; trailing: number[] }> {
+  const trailing: number[] = [];
+  const [decoder] = createDecoders([coding], { onTrailingBytes: (c, n) => (expect(c).toBe(coding), trailing.push(n)) });
+  const out: Buffer[] = [];
+  const done = pipeline(decoder!, new Writable({ write: (c: Buffer, _e, cb) => (out.push(c), cb()) }));
+  for (const c of chunks) decoder!.write(c);
+  decoder!.end();
+  await done;
+  return { text: Buffer.concat(out), trailing };
+}
+
+describe('bytes after the end of the compressed stream are ignored, as Chromium ignores them (issue 20)', () => {
+  const GARBAGE = Buffer.from('\r\n<!-- 0 -->\r\nGARBAGE');
+  const cases: ReadonlyArray<[string, string, Buffer, number]> = [
+    ['gzip', 'text after the trailer', Buffer.concat([gzipSync(TEXT), GARBAGE]), GARBAGE.length],
+    ['gzip', 'a second member (Chromium decodes only the first)', Buffer.concat([gzipSync(TEXT), gzipSync('second')]), gzipSync('second').length],
+    ['gzip', 'gzip magic then junk', Buffer.concat([gzipSync(TEXT), Buffer.from([0x1f, 0x8b, 1, 2, 3])]), 5],
+    ['x-gzip', 'text after the trailer', Buffer.concat([gzipSync(TEXT), GARBAGE]), GARBAGE.length],
+    ['deflate', 'zlib stream then text', Buffer.concat([deflateSync(TEXT), GARBAGE]), GARBAGE.length],
+    ['deflate', 'raw DEFLATE then text', Buffer.concat([deflateRawSync(TEXT), GARBAGE]), GARBAGE.length],
+    ['br', 'brotli then text', Buffer.concat([brotliCompressSync(TEXT), GARBAGE]), GARBAGE.length],
+  ];
+  it.each(cases)('%s: %s — whole, byte by byte, random chunks', async (coding, _label, encoded, extra) => {
+    const whole = await decodeWithTrailing(coding, [encoded]);
+    expect(whole.text).toEqual(TEXT);
+    expect(whole.trailing).toEqual([extra]);
+    const bytes = await decodeWithTrailing(coding, [...encoded].map((b) => Buffer.from([b])));
+    expect(bytes.text).toEqual(TEXT);
+    expect(bytes.trailing).toEqual([extra]);
+    const random = seededRandom(CHUNK_SEED);
+    for (let run = 0; run < 5; run++) {
+      const r = await decodeWithTrailing(coding, randomChunks(encoded, random, 50));
+      expect(r.text).toEqual(TEXT);
+      expect(r.trailing).toEqual([extra]);
+    }
+  });
+
+  it('a gzip header with FEXTRA, FNAME, FCOMMENT and FHCRC is read', async () => {
+    const g = gzipSync(TEXT);
+    const extra = Buffer.from([4, 0, 0x41, 0x42, 0x43, 0x44]);
+    const header = Buffer.concat([g.subarray(0, 3), Buffer.from([FLAGS]), g.subarray(4, 10), extra, Buffer.from('name.html\0comment\0'), Buffer.from([0x12, 0x34])]);
+    const encoded = Buffer.concat([header, g.subarray(10)]);
+    for (const chunks of [[encoded], [...encoded].map((b) => Buffer.from([b]))]) {
+      const r = await decodeWithTrailing('gzip', chunks);
+      expect(r.text).toEqual(TEXT);
+      expect(r.trailing).toEqual([]);
+    }
+  });
+
+  it('no warning for a stream that ends where the body ends; corrupt data is still an error', async () => {
+    for (const [coding, encoded] of [['gzip', gzipSync(TEXT)], ['deflate', deflateSync(TEXT)], ['br', brotliCompressSync(TEXT)]] as const) {
+      expect((await decodeWithTrailing(coding, [encoded])).trailing).toEqual([]);
+    }
+    await expect(decodeWithTrailing('gzip', [Buffer.from('not gzip at all')])).rejects.toThrow(/incorrect header check/);
+    await expect(decodeWithTrailing('gzip', [gzipSync(TEXT).subarray(0, 6)])).rejects.toThrow(/unexpected end of file/);
+  });
+});
+
+/** FTEXT | FHCRC | FEXTRA | FNAME | FCOMMENT */
+const FLAGS = 0x01 | 0x02 | 0x04 | 0x08 | 0x10;

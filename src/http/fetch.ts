@@ -8,7 +8,7 @@ import type { Readable, Transform } from 'node:stream';
 import type { Agent, Dispatcher } from 'undici';
 import type { Retrieval } from '../base/base.ts';
 import { AbsError, FetchError, LimitExceededError } from '../errors.ts';
-import type { RedirectHop } from '../errors.ts';
+import type { RedirectHop, Warning } from '../errors.ts';
 import { DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.ts';
 import type { HttpLimits } from '../limits.ts';
 import { AddressRefusedError, createConnector } from './address-guard.ts';
@@ -45,6 +45,11 @@ export interface FetchOptions extends FetchAgentOptions {
   /** Extra request headers. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Told of what the retrieval let pass that a browser also lets pass: `content-encoding-trailing-bytes` (bytes
+   * after the end of a compressed body, ignored as Chromium ignores them), once the body has been read.
+   */
+  readonly onWarning?: ((warning: Warning) => void) | undefined;
 }
 
 export interface FetchedDocument {
@@ -106,7 +111,13 @@ export async function fetchDocument(url: string, options: FetchOptions = {}): Pr
     for (;;) {
       requested.add(requestKey(current));
       const response = await send(dispatcher, current, limits, { ...options, signal: deadline.signal }, chain);
-      const location = headerValue(response.headers['location']);
+      let location: string | undefined;
+      try {
+        location = singleLocation(response.headers['location'], current, chain);
+      } catch (err) {
+        discard(response.body);
+        throw err;
+      }
       // https://fetch.spec.whatwg.org/#http-fetch step 8: a redirect status with a Location is followed; one
       // without a Location is the response.
       if (isRedirectStatus(response.statusCode) && location !== undefined) {
@@ -124,7 +135,7 @@ export async function fetchDocument(url: string, options: FetchOptions = {}): Pr
         current = nextRedirectUrl(current, location, chain, requested);
         continue;
       }
-      const document = finalDocument(response, current, requestedUrl, chain, limits);
+      const document = finalDocument(response, current, requestedUrl, chain, limits, options.onWarning);
       if (ownAgent !== null) closeWhenDone(document.body, ownAgent);
       document.body.once('close', deadline.clear);
       return document;
@@ -171,6 +182,10 @@ async function send(dispatcher: Dispatcher, url: URL, limits: HttpLimits, option
   // undici hands interim (1xx) responses to onInfo, statuses below 100 among them ("000"), and then fails on
   // an assertion: the status seen here turns that into one clear line.
   let invalidStatus: number | null = null;
+  // undici's headersTimeout restarts with every interim (1xx) response, so a server sending `103 Early Hints`
+  // for ever would hold the request until deadlineMs (off by default). The wait for the final response's
+  // headers is bounded here as a whole: interim responses count against headersTimeoutMs.
+  const headers$ = startHeadersTimeout(limits.headersTimeoutMs, options.signal);
   try {
     return await dispatcher.request({
       origin: url.origin,
@@ -179,21 +194,51 @@ async function send(dispatcher: Dispatcher, url: URL, limits: HttpLimits, option
       headers,
       headersTimeout: limits.headersTimeoutMs,
       bodyTimeout: limits.bodyTimeoutMs,
-      signal: options.signal ?? null,
+      signal: headers$.signal ?? null,
       onInfo: ({ statusCode }: { statusCode: number }) => {
         if (statusCode < 100) invalidStatus = statusCode;
       },
     });
   } catch (err) {
-    if (invalidStatus !== null && !(err instanceof DeadlinePassed)) {
+    if (invalidStatus !== null && !(err instanceof DeadlinePassed) && !(err instanceof HeadersTimeoutPassed)) {
       const where = redactUrl(url);
       throw new FetchError(`${where}: status ${String(invalidStatus).padStart(3, '0')} is not an HTTP status (100–999): not an HTTP response`, 'ABS_ERR_HTTP_PROTOCOL', { url: where, chain }, { cause: err });
     }
     throw toFetchError(err, url, chain, limits);
+  } finally {
+    headers$.clear();
   }
 }
 
-function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl: string, chain: readonly RedirectHop[], limits: HttpLimits): FetchedDocument {
+/** The reason the headers signal aborts with; `toFetchError` turns it into ABS_ERR_HTTP_TIMEOUT. */
+class HeadersTimeoutPassed extends Error {
+  override name = 'HeadersTimeoutPassed';
+}
+
+/** A signal that aborts once `headersTimeoutMs` has passed without a final response, combined with `signal`. */
+function startHeadersTimeout(headersTimeoutMs: number, signal: AbortSignal | undefined): { signal: AbortSignal | undefined; clear: () => void } {
+  if (!(headersTimeoutMs <= MAX_TIMER_MS)) return { signal, clear: () => {} };
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new HeadersTimeoutPassed(`headersTimeoutMs ${headersTimeoutMs}`)), headersTimeoutMs);
+  timer.unref();
+  return { signal: signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]), clear: () => clearTimeout(timer) };
+}
+
+/**
+ * Chromium refuses a response with two `Location` fields whose values differ
+ * (net::HttpStreamParser, `HeadersContainMultipleCopiesOfField`: ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION), whatever
+ * its status; copies of one value are fine. Returns the value, or throws ABS_ERR_HTTP_PROTOCOL.
+ */
+export function singleLocation(value: string | string[] | undefined, url: URL, chain: readonly RedirectHop[]): string | undefined {
+  if (!Array.isArray(value)) return value;
+  const first = value[0]!.trim();
+  if (value.every((v) => v.trim() === first)) return value[0];
+  const where = redactUrl(url);
+  const shown = value.map((v) => escapeControls(JSON.stringify(redactUserinfo(decodeLocation(v))))).join(', ');
+  throw new FetchError(`${where}: not a valid HTTP/1.1 response (${value.length} different Location headers: ${shown}; browsers refuse it: ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION)`, 'ABS_ERR_HTTP_PROTOCOL', { url: where, chain });
+}
+
+function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl: string, chain: readonly RedirectHop[], limits: HttpLimits, onWarning: FetchOptions['onWarning']): FetchedDocument {
   let codings: string[];
   try {
     codings = parseContentEncoding(headerValue(response.headers['content-encoding']));
@@ -206,7 +251,10 @@ function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl
   const finalUrl = withoutCredentials(url);
   const stages: Transform[] = [createByteLimit('maxBodyBytes', limits.maxBodyBytes)];
   if (codings.length > 0) {
-    const decoders = createDecoders(codings);
+    const decoders = createDecoders(codings, {
+      onTrailingBytes: (coding, bytes) =>
+        onWarning?.({ code: 'content-encoding-trailing-bytes', message: `${redactUrl(url)}: ${bytes} byte${bytes === 1 ? '' : 's'} after the end of the ${coding} data ignored, as browsers ignore them` }),
+    });
     for (const d of decoders) d.on('error', (e) => decodingErrors.add(e));
     stages.push(...decoders, createByteLimit('maxDecompressedBytes', limits.maxDecompressedBytes));
   }
@@ -265,6 +313,7 @@ export function toFetchError(err: unknown, url: URL, chain: readonly RedirectHop
   if (err instanceof FetchError || err instanceof LimitExceededError) return err;
   const where = redactUrl(url);
   const details = { url: where, chain };
+  if (err instanceof HeadersTimeoutPassed) return new FetchError(`${where}: timeout: no response headers within ${limits.headersTimeoutMs} ms (headersTimeoutMs)`, 'ABS_ERR_HTTP_TIMEOUT', details, { cause: err });
   if (err instanceof DeadlinePassed) return new FetchError(`${where}: timeout: no complete document within ${limits.deadlineMs} ms (deadlineMs)`, 'ABS_ERR_HTTP_TIMEOUT', details, { cause: err });
   if (err instanceof AddressRefusedError) return new FetchError(`${where}: ${err.message}`, 'ABS_ERR_HTTP_ADDRESS_REFUSED', details, { cause: err });
   if (err instanceof AbsError) return err;

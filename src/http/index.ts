@@ -8,3 +8,7 @@ export { redactUrl } from './credentials.ts';
 export { escapeControls } from './printable.ts';
 export { isPrivateAddress } from './address-guard.ts';
 export { outputFileName } from './output-name.ts';
+export { findHeaderReferences, parseLinkValue, rewriteHeaderReferences } from './header-references.ts';
+export type { HeaderReference, HeaderReferenceField, HeaderReferenceRecord, HeaderRewriteOptions, HeaderRewriteResult, ParsedLink } from './header-references.ts';
+export { readUrlList } from './url-list.ts';
+export type { UrlListEntry } from './url-list.ts';

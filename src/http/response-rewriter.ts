@@ -104,7 +104,8 @@ export function createResponseRewriter(document: FetchedDocument, options: Respo
   }
 }
 
-export interface AbsolutizeUrlOptions extends FetchOptions, ResponseRewriteOptions {
+/** `onWarning` hears the retrieval's warnings (FetchOptions) and the rewriting's. */
+export interface AbsolutizeUrlOptions extends Omit<FetchOptions, 'onWarning'>, ResponseRewriteOptions {
   /** Rewrite and return the body of a 4xx/5xx response instead of failing with `ABS_ERR_HTTP_STATUS`. @default false */
   readonly keepErrorBodies?: boolean | undefined;
 }
@@ -136,13 +137,19 @@ export interface UrlResult {
  * exceeds `maxBodyBytes` or `maxDecompressedBytes` (the document is then incomplete and is not returned).
  */
 export async function absolutizeUrl(url: string, options: AbsolutizeUrlOptions = {}): Promise<UrlResult> {
-  const document = await fetchDocument(url, options);
+  const warnings: HtmlWarning[] = [];
+  const document = await fetchDocument(url, {
+    ...options,
+    onWarning: (w) => {
+      warnings.push(w);
+      options.onWarning?.(w);
+    },
+  });
   const error = httpStatusError(document);
   if (error !== null && options.keepErrorBodies !== true) {
     document.body.destroy();
     throw error;
   }
-  const warnings: HtmlWarning[] = [];
   const references: ReferenceRecord[] = [];
   const rewriter = createResponseRewriter(document, {
     ...options,

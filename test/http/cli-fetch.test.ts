@@ -81,7 +81,9 @@ describe('one URL', () => {
     const r = await runCliAsync([`${o}/hop`, '--links', '-']);
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.map((l) => l['resolved'])).toEqual([`${o}/docs/next.html`, `${o}/logo.png`]);
+    // The response's Content-Location header first (issue 22: element null, attribute the field), then the body's.
+    expect(lines.map((l) => l['resolved'])).toEqual([`${o}/docs/en/page.html`, `${o}/docs/next.html`, `${o}/logo.png`]);
+    expect(lines.map((l) => [l['element'], l['attribute']])).toEqual([[null, 'Content-Location'], ['a', 'href'], ['img', 'src']]);
     for (const l of lines) {
       expect(l['document']).toBe(`${o}/docs/page.html`);
       expect(l['base']).toBe(`${o}/docs/page.html`);
@@ -198,7 +200,8 @@ describe('many URLs', () => {
       [`${o}/to-file`, 'ABS_ERR_HTTP_REDIRECT'],
     ]);
     expect(report.find((l) => l['error'] === 'ABS_ERR_HTTP_REDIRECT')?.['redirects']).toEqual([{ url: `${o}/to-file`, status: 302, location: 'file:///etc/passwd' }]);
-    expect(report.filter((l) => l['resolved'] !== undefined)).toHaveLength(3);
+    // The page's two references and its Content-Location header, and the stylesheet's one.
+    expect(report.filter((l) => l['resolved'] !== undefined)).toHaveLength(4);
     // A re-run writes the same names.
     expect((await runCliAsync([`${o}/hop`, `${o}/style.css`, '-o', out])).status).toBe(0);
     expect(readdirSync(out).sort()).toEqual([page, css].sort());
