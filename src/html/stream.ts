@@ -2,17 +2,22 @@
  * Bytes in, bytes out: the HTML rewriter as a Node `Transform`, a web `TransformStream`, and a one-call
  * convenience for small documents. Thin adapters around HtmlRewriteCore.
  *
- * The encoding is sniffed as the HTML standard does (BOM, transport charset, `<meta>` prescan of the first
- * PRESCAN_BYTES bytes, default windows-1252) before the first byte is tokenized. For encodings in which every
- * byte that markup depends on is ASCII (UTF-8, windows-125x, ISO-8859-x, Shift_JIS, EUC-*, GB18030, Big5…),
- * the document is tokenized as latin1 text — one unit per byte — so every byte the rewriter does not replace is
- * copied unchanged, including bytes that are invalid in the document's encoding.
+ * The encoding is decided as Chromium decides it before the first byte is tokenized: BOM, transport charset,
+ * `<meta>` prescan of the first PRESCAN_BYTES bytes (the HTML standard's), then a charset `<meta>` anywhere in
+ * the head (src/encoding/meta-scan.ts; input is held meanwhile, up to `maxCharsetLookaheadBytes`), then the
+ * default (windows-1252). The document is tokenized as raw text (src/encoding/transcode.ts): one latin1 unit per
+ * byte in ASCII-safe encodings, one unit per code unit in UTF-16, masked bytes in ISO-2022-JP; every byte the
+ * rewriter does not replace is copied unchanged, including bytes that are invalid in the document's encoding.
  */
 import { Duplex, Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
-import { PRESCAN_BYTES, byteCodec, isAsciiSafeForMarkup, sniffEncoding } from '../encoding/index.ts';
-import type { EncodingDecision } from '../encoding/index.ts';
+import { PRESCAN_BYTES, sniffEncoding } from '../encoding/index.ts';
+import type { EncodingDecision, SniffedEncoding } from '../encoding/index.ts';
+import { MetaCharsetScanner } from '../encoding/meta-scan.ts';
 import { IDENTITY_CODEC } from '../encoding/raw-text.ts';
+import { isRewritableEncoding, transcoderFor } from '../encoding/transcode.ts';
+import type { Transcoder } from '../encoding/transcode.ts';
+import { DEFAULT_LIMITS } from '../limits.ts';
 import { HtmlRewriteCore } from './rewriter.ts';
 import type { HtmlRewriteOptions, HtmlRewriteStats, HtmlWarning, ReferenceRecord } from './rewriter.ts';
 import type { BaseDecision } from '../base/base.ts';
@@ -40,9 +45,13 @@ export class HtmlRewriterStream extends Transform {
 
   private readonly options: HtmlStreamOptions;
   private core: HtmlRewriteCore | null = null;
+  private transcoder: Transcoder | null = null;
   private passthrough = false;
   private head: Buffer[] = [];
   private headLength = 0;
+  /** The prescan's answer when it found nothing (the default), while the head is scanned for a `<meta>`. */
+  private prescanned: SniffedEncoding | null = null;
+  private scanner: MetaCharsetScanner | null = null;
 
   constructor(options: HtmlStreamOptions = {}) {
     super();
@@ -54,8 +63,7 @@ export class HtmlRewriterStream extends Transform {
       if (this.core === null && !this.passthrough) {
         this.head.push(chunk);
         this.headLength += chunk.length;
-        if (this.headLength < PRESCAN_BYTES && this.options.charset === undefined) return callback();
-        this.start(Buffer.concat(this.head), false);
+        this.decide(chunk, false);
       } else if (this.passthrough) {
         this.push(chunk);
       } else {
@@ -69,8 +77,12 @@ export class HtmlRewriterStream extends Transform {
 
   override _flush(callback: TransformCallback): void {
     try {
-      if (this.core === null && !this.passthrough) this.start(Buffer.concat(this.head), true);
+      if (this.core === null && !this.passthrough) this.decide(Buffer.alloc(0), true);
       this.core?.end();
+      if (this.transcoder !== null) {
+        const rest = this.transcoder.endBytes();
+        if (rest.length > 0) this.push(rest);
+      }
       if (this.core !== null) {
         this.stats = this.core.stats;
         this.base = this.core.base;
@@ -81,14 +93,45 @@ export class HtmlRewriterStream extends Transform {
     }
   }
 
-  /** Decides the encoding from the first bytes, then starts rewriting with them. */
-  private start(first: Buffer, _isEnd: boolean): void {
+  /**
+   * Decides the encoding once the held bytes allow it (`chunk`: the bytes just added), then starts rewriting
+   * with everything held. A charset `<meta>` counts if it ends within `maxCharsetLookaheadBytes`: the rule
+   * depends on offsets only, so the decision is the same however the input is chunked.
+   */
+  private decide(chunk: Buffer, isEnd: boolean): void {
+    if (this.prescanned === null) {
+      if (this.headLength < PRESCAN_BYTES && this.options.charset === undefined && !isEnd) return;
+      const sniffed = sniffEncoding(Buffer.concat(this.head), { transportCharset: this.options.charset, defaultEncoding: this.options.defaultEncoding });
+      if (sniffed.source !== 'default') return this.start(sniffed);
+      this.prescanned = sniffed;
+      this.scanner = new MetaCharsetScanner();
+      chunk = Buffer.concat(this.head);
+    }
+    const limit = (this.options.limits ?? DEFAULT_LIMITS).maxCharsetLookaheadBytes;
+    const found = this.scanner!.write(chunk.toString('latin1'), isEnd);
+    if (found !== null && found.encoding !== null && found.end <= limit) {
+      return this.start({ encoding: found.encoding, source: 'meta', bomLength: 0 });
+    }
+    if (found !== null && found.encoding === null && found.end <= limit) return this.start(this.prescanned);
+    if (found !== null || this.headLength > limit) {
+      this.options.onWarning?.({
+        code: 'charset-lookahead-limit',
+        message: `no charset <meta> within the first ${limit} bytes: the document is read as ${this.prescanned.encoding}`,
+      });
+      return this.start(this.prescanned);
+    }
+    if (isEnd) this.start(this.prescanned);
+  }
+
+  /** Starts rewriting in the encoding decided, with the bytes held. */
+  private start(sniffed: SniffedEncoding): void {
+    const first = Buffer.concat(this.head);
     this.head = [];
-    const sniffed = sniffEncoding(first, { transportCharset: this.options.charset, defaultEncoding: this.options.defaultEncoding });
+    this.scanner = null;
     this.encoding = sniffed.encoding;
     this.options.onEncoding?.({ name: sniffed.encoding, source: sniffed.source });
-    if (!isAsciiSafeForMarkup(sniffed.encoding)) {
-      // UTF-16 and ISO-2022-JP bytes can look like markup where there is none: not tokenized as bytes.
+    if (!isRewritableEncoding(sniffed.encoding)) {
+      // "replacement" (labels such as iso-2022-kr): a browser shows one U+FFFD; nothing to rewrite.
       this.options.onWarning?.({
         code: 'encoding-not-rewritable',
         message: `documents in ${sniffed.encoding} are passed through unchanged (not rewritten)`,
@@ -97,10 +140,12 @@ export class HtmlRewriterStream extends Transform {
       this.push(first);
       return;
     }
+    const transcoder = transcoderFor(sniffed.encoding);
+    this.transcoder = transcoder;
     const sink = (raw: string): void => {
-      this.push(Buffer.from(raw, 'latin1'));
+      this.push(transcoder.fromRaw(raw));
     };
-    this.core = new HtmlRewriteCore({ ...this.options, encoding: sniffed.encoding }, byteCodec(sniffed.encoding), sink);
+    this.core = new HtmlRewriteCore({ ...this.options, encoding: transcoder.queryEncoding }, transcoder.codec, sink);
     if (sniffed.bomLength > 0) this.push(first.subarray(0, sniffed.bomLength));
     const rest = first.subarray(sniffed.bomLength);
     if (rest.length > 0) this.feed(rest);
@@ -112,7 +157,7 @@ export class HtmlRewriterStream extends Transform {
    */
   private feed(chunk: Buffer): void {
     for (let i = 0; i < chunk.length; i += FEED_SLICE_BYTES) {
-      this.core!.write(chunk.toString('latin1', i, Math.min(chunk.length, i + FEED_SLICE_BYTES)));
+      this.core!.write(this.transcoder!.toRaw(chunk.subarray(i, Math.min(chunk.length, i + FEED_SLICE_BYTES))));
     }
   }
 }
