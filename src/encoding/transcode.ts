@@ -13,6 +13,7 @@
  *   Replacements come out wrapped in markers; the output side, which tracks the decoder state of everything it
  *   writes, emits each in the state around it: an escape to ASCII before it if needed, and back after it.
  */
+import { TextDecoder } from '@exodus/bytes/encoding.js';
 import { createMultibyteEncoder } from '@exodus/bytes/multi-byte.js';
 import { byteCodec } from './byte-codec.ts';
 import { IDENTITY_CODEC } from './raw-text.ts';
@@ -96,7 +97,9 @@ const enum State {
 }
 
 // Kinds of masked units: (kind << 8) | byte.
-const JIS = 1; // a byte of the JIS X 0208 or katakana states
+const JIS_LEAD = 1; // a lead byte of the JIS X 0208 state
+const JIS_TRAIL = 5; // a trail byte of the JIS X 0208 state
+const KATAKANA = 6; // a byte of the katakana state
 const ROMAN_SIGN = 2; // 0x5C (¥) or 0x7E (‾) of the JIS-Roman state
 const ESCAPE_BYTE = 3; // a byte of an escape sequence, not its last
 const ERROR_BYTE = 4; // a byte the decoder returns error for
@@ -126,17 +129,7 @@ const ISO_2022_JP_CODEC: RawCodec = {
     }
     return out;
   },
-  segment(raw) {
-    const runs: Array<{ end: number; valid: boolean }> = [];
-    for (let i = 0; i < raw.length; i++) {
-      const c = raw.charCodeAt(i);
-      const valid = c < 0x80 || c >> 8 === ROMAN_SIGN;
-      const last = runs[runs.length - 1];
-      if (last !== undefined && last.valid === valid) last.end = i + 1;
-      else runs.push({ end: i + 1, valid });
-    }
-    return runs;
-  },
+  mapRun: mapIso2022JpRun,
   encode(text, unencodable) {
     let bytes: Uint8Array;
     try {
@@ -160,6 +153,72 @@ const ISO_2022_JP_CODEC: RawCodec = {
   rawLength: () => 1,
   asciiIsOneUnit: true,
 };
+
+const jis0208 = new Map<number, string>();
+/** The JIS X 0208 character of two bytes, or U+FFFD (https://encoding.spec.whatwg.org/#index-jis0208). */
+function jisCharacter(lead: number, trail: number): string {
+  const key = (lead << 8) | trail;
+  let ch = jis0208.get(key);
+  if (ch === undefined) {
+    ch = new TextDecoder('iso-2022-jp').decode(Uint8Array.of(0x1b, 0x24, 0x42, lead, trail));
+    jis0208.set(key, ch);
+  }
+  return ch;
+}
+
+/**
+ * Decodes masked ISO-2022-JP raw text as the decoder does, with the raw offset of each unit. An escape sequence
+ * belongs to a character next to it, so that a splice over whole characters takes the escapes that switch to
+ * and from them: one to JIS X 0208 or katakana to the character after it, one back to ASCII to the character
+ * before it. Two escapes in a row are a decoder error (U+FFFD, undecodable). Null (not mapped) if an escape in
+ * the run switches to JIS-Roman or the run does not end in the ASCII state: a splice must leave the state as it was.
+ */
+function mapIso2022JpRun(raw: string): { text: string; rawAt: number[]; undecodable: number[] } | null {
+  let text = '';
+  const rawAt: number[] = [];
+  const undecodable: number[] = [];
+  let opening = -1; // start of an escape that belongs to the next character
+  let escapeStart = -1;
+  let afterEscape = false;
+  let endState: number | null = null;
+  const push = (ch: string, at: number, bad: boolean): void => {
+    const r = opening !== -1 ? opening : text.length === 0 ? 0 : at;
+    opening = -1;
+    if (bad) undecodable.push(text.length);
+    for (let k = 0; k < ch.length; k++) rawAt.push(r);
+    text += ch;
+    afterEscape = false;
+  };
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    const kind = c >> 8;
+    const b = c & 0xff;
+    if (kind === 0) push(raw[i]!, i, false);
+    else if (kind === ROMAN_SIGN) push(b === 0x5c ? '\u00a5' : '\u203e', i, false);
+    else if (kind === ESCAPE_BYTE) {
+      if (escapeStart === -1) escapeStart = i;
+    } else if (kind >= ESCAPE_TO) {
+      const start = escapeStart === -1 ? i : escapeStart;
+      escapeStart = -1;
+      const to = kind - ESCAPE_TO;
+      if (to === State.Roman) return null;
+      endState = to;
+      if (afterEscape) push('\uFFFD', start, true);
+      if (to === State.Ascii && text.length > 0) opening = -1;
+      else if (opening === -1) opening = start;
+      afterEscape = true;
+    } else if (kind === KATAKANA) {
+      push(String.fromCharCode(0xff61 - 0x21 + b), i, false);
+    } else if (kind === JIS_LEAD && i + 1 < raw.length && raw.charCodeAt(i + 1) >> 8 === JIS_TRAIL) {
+      const ch = jisCharacter(b, raw.charCodeAt(i + 1) & 0xff);
+      push(ch, i, ch === '\uFFFD');
+      i++;
+    } else push('\uFFFD', i, true);
+  }
+  if (endState !== null && endState !== State.Ascii) return null;
+  if (opening !== -1 || escapeStart !== -1) return null;
+  return { text, rawAt, undecodable };
+}
 
 class Iso2022JpTranscoder implements Transcoder {
   readonly codec = ISO_2022_JP_CODEC;
@@ -219,13 +278,13 @@ class Iso2022JpTranscoder implements Transcoder {
         if (b === 0x5c || b === 0x7e) return String.fromCharCode(mask(ROMAN_SIGN, b));
         return b === 0x0e || b === 0x0f || b >= 0x80 ? String.fromCharCode(mask(ERROR_BYTE, b)) : String.fromCharCode(b);
       case State.Katakana:
-        return String.fromCharCode(mask(b >= 0x21 && b <= 0x5f ? JIS : ERROR_BYTE, b));
+        return String.fromCharCode(mask(b >= 0x21 && b <= 0x5f ? KATAKANA : ERROR_BYTE, b));
       case State.LeadByte:
         if (b >= 0x21 && b <= 0x7e) this.state = State.TrailByte;
-        return String.fromCharCode(mask(b >= 0x21 && b <= 0x7e ? JIS : ERROR_BYTE, b));
+        return String.fromCharCode(mask(b >= 0x21 && b <= 0x7e ? JIS_LEAD : ERROR_BYTE, b));
       default: // TrailByte
         this.state = State.LeadByte;
-        return String.fromCharCode(mask(b >= 0x21 && b <= 0x7e ? JIS : ERROR_BYTE, b));
+        return String.fromCharCode(mask(b >= 0x21 && b <= 0x7e ? JIS_TRAIL : ERROR_BYTE, b));
     }
   }
 
