@@ -3,9 +3,9 @@
  * convenience for small documents. Thin adapters around HtmlRewriteCore.
  *
  * The encoding is decided as Chromium decides it before the first byte is tokenized: BOM, transport charset,
- * an XML declaration, then a charset `<meta>` anywhere in the head as Chromium's tokenizer-based scan finds it
- * (src/encoding/meta-scan.ts; not the standard's byte prescan, which also reads `<meta>` in script text; input
- * is held meanwhile, up to `maxCharsetLookaheadBytes`), then the default (windows-1252). The document is tokenized as raw text (src/encoding/transcode.ts): one latin1 unit per
+ * then a charset `<meta>` anywhere in the head as Chromium's tokenizer-based scan finds it (src/encoding/
+ * meta-scan.ts; not the standard's byte prescan, which also reads `<meta>` in script text; input is held
+ * meanwhile, up to `maxCharsetLookaheadBytes`), then an XML declaration, then the default (windows-1252). The document is tokenized as raw text (src/encoding/transcode.ts): one latin1 unit per
  * byte in ASCII-safe encodings, one unit per code unit in UTF-16, masked bytes in ISO-2022-JP; every byte the
  * rewriter does not replace is copied unchanged, including bytes that are invalid in the document's encoding.
  */
@@ -49,7 +49,7 @@ export class HtmlRewriterStream extends Transform {
   private passthrough = false;
   private head: Buffer[] = [];
   private headLength = 0;
-  /** The prescan's answer when it found nothing (the default), while the head is scanned for a `<meta>`. */
+  /** The prescan's answer (the default, or an XML declaration's) while the head is scanned for a `<meta>`. */
   private prescanned: SniffedEncoding | null = null;
   private scanner: MetaCharsetScanner | null = null;
 
@@ -103,7 +103,9 @@ export class HtmlRewriterStream extends Transform {
       // A BOM (up to 3 bytes) beats the transport charset; an XML declaration is looked for in the first bytes.
       if (this.headLength < (this.options.charset === undefined ? PRESCAN_BYTES : 3) && !isEnd) return;
       const sniffed = sniffEncoding(Buffer.concat(this.head), { transportCharset: this.options.charset, defaultEncoding: this.options.defaultEncoding, prescanMeta: false });
-      if (sniffed.source !== 'default') return this.start(sniffed);
+      if (sniffed.source === 'bom' || sniffed.source === 'transport') return this.start(sniffed);
+      // An XML declaration ("meta" here) is what counts if no <meta> does: Chromium reads on for a <meta>.
+
       this.prescanned = sniffed;
       this.scanner = new MetaCharsetScanner();
       chunk = Buffer.concat(this.head);
