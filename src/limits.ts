@@ -21,9 +21,9 @@ export interface Limits {
    */
   readonly maxExactBaseBytes: number;
   /**
-   * Bytes of an HTML document held back while looking for a charset `<meta>` in its head, when no BOM, transport
-   * charset or `<meta>` in the first 1024 bytes decided the encoding (Chromium reads a charset `<meta>` anywhere
-   * in the head: src/encoding/meta-scan.ts). A `<meta>` counts if it ends within this many bytes; past it the
+   * Bytes of an HTML document held back while looking for a charset `<meta>` in its head, when no BOM or transport
+   * charset decided the encoding (Chromium reads a charset `<meta>` anywhere in the head, not only in the first
+   * 1024 bytes: src/encoding/meta-scan.ts). A `<meta>` counts if it ends within this many bytes; past it the
    * document is read in the default encoding and a warning is given (`charset-lookahead-limit`).
    * Threat: a head that never ends would otherwise be held whole. Cost: the held bytes, once. Evidence: as
    * `maxBaseLookaheadBytes` (heads end by 71 KiB in the 258 real pages of htmlparser-benchmark).
