@@ -118,6 +118,11 @@ export class MetaCharsetScanner implements TokenHandler {
     return this.result;
   }
 
+  /** The offset just past the character the tokenizer is at (the ">" of a tag it emits). */
+  private here(): number {
+    return this.tokenizer.preprocessor.offset + 1;
+  }
+
   private after(end: number): void {
     this.consumed = end;
     if (this.result === null && !this.inHead && end >= CHECK_UNCONDITIONALLY_BYTES) this.result = { encoding: null, end };
@@ -129,7 +134,7 @@ export class MetaCharsetScanner implements TokenHandler {
     const name = token.tagName;
     const mode = STATE_FOR[name];
     if (mode !== undefined && !token.selfClosing) this.tokenizer.state = mode;
-    const end = token.location?.endOffset ?? this.consumed;
+    const end = this.here();
     if (name === 'meta') {
       const encoding = encodingOfMeta(token);
       if (encoding !== null) {
@@ -145,17 +150,18 @@ export class MetaCharsetScanner implements TokenHandler {
   onEndTag(token: Token.TagToken): void {
     if (this.result !== null) return;
     if (!HEAD_TAGS.has(token.tagName)) this.inHead = false;
-    this.after(token.location?.endOffset ?? this.consumed);
+    this.after(this.here());
   }
 
   onComment(token: Token.CommentToken): void {
-    if (this.result === null) this.after(token.location?.endOffset ?? this.consumed);
+    if (this.result === null) this.after(this.here());
   }
 
   onDoctype(token: Token.DoctypeToken): void {
-    if (this.result === null) this.after(token.location?.endOffset ?? this.consumed);
+    if (this.result === null) this.after(this.here());
   }
 
+  // Chromium checks after every token, text too: a run of text past 1024 bytes, after the head, ends the scan.
   onCharacter(token: Token.CharacterToken): void {
     if (this.result === null && token.location !== null) this.after(token.location.endOffset);
   }

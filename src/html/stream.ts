@@ -11,7 +11,7 @@
  */
 import { Duplex, Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
-import { PRESCAN_BYTES, sniffEncoding } from '../encoding/index.ts';
+import { PRESCAN_BYTES, resolveLabel, sniffEncoding } from '../encoding/index.ts';
 import type { EncodingDecision, SniffedEncoding } from '../encoding/index.ts';
 import { MetaCharsetScanner } from '../encoding/meta-scan.ts';
 import { IDENTITY_CODEC } from '../encoding/raw-text.ts';
@@ -22,6 +22,8 @@ import { HtmlRewriteCore } from './rewriter.ts';
 import type { HtmlRewriteOptions, HtmlRewriteStats, HtmlWarning, ReferenceRecord } from './rewriter.ts';
 import type { BaseDecision } from '../base/base.ts';
 
+/** The piece of held input given to the charset <meta> scan at once. */
+const SCAN_SLICE_BYTES = 4096;
 /** The largest piece of input tokenized at once (see HtmlRewriterStream.feed). */
 const FEED_SLICE_BYTES = 64 * 1024;
 
@@ -101,17 +103,23 @@ export class HtmlRewriterStream extends Transform {
   private decide(chunk: Buffer, isEnd: boolean): void {
     if (this.prescanned === null) {
       // A BOM (up to 3 bytes) beats the transport charset; an XML declaration is looked for in the first bytes.
-      if (this.headLength < (this.options.charset === undefined ? PRESCAN_BYTES : 3) && !isEnd) return;
-      const sniffed = sniffEncoding(Buffer.concat(this.head), { transportCharset: this.options.charset, defaultEncoding: this.options.defaultEncoding, prescanMeta: false });
+      const transport = this.options.charset === undefined ? null : resolveLabel(this.options.charset);
+      if (this.headLength < (transport === null ? PRESCAN_BYTES : 3) && !isEnd) return;
+      const sniffed = sniffEncoding(this.held(), { transportCharset: this.options.charset, defaultEncoding: this.options.defaultEncoding, prescanMeta: false });
       if (sniffed.source === 'bom' || sniffed.source === 'transport') return this.start(sniffed);
       // An XML declaration ("meta" here) is what counts if no <meta> does: Chromium reads on for a <meta>.
 
       this.prescanned = sniffed;
       this.scanner = new MetaCharsetScanner();
-      chunk = Buffer.concat(this.head);
+      chunk = this.held();
     }
     const limit = (this.options.limits ?? DEFAULT_LIMITS).maxCharsetLookaheadBytes;
-    const found = this.scanner!.write(chunk.toString('latin1'), isEnd);
+    // In slices: the scan usually ends within the first few KiB of a large chunk (a whole file).
+    let found = null;
+    for (let i = 0; i < chunk.length && found === null; i += SCAN_SLICE_BYTES) {
+      found = this.scanner!.write(chunk.toString('latin1', i, Math.min(chunk.length, i + SCAN_SLICE_BYTES)), false);
+    }
+    if (found === null && isEnd) found = this.scanner!.write('', true);
     if (found !== null && found.encoding !== null && found.end <= limit) {
       return this.start({ encoding: found.encoding, source: 'meta', bomLength: 0 });
     }
@@ -126,9 +134,15 @@ export class HtmlRewriterStream extends Transform {
     if (isEnd) this.start(this.prescanned);
   }
 
+  /** The bytes held, as one buffer (concatenated once). */
+  private held(): Buffer {
+    if (this.head.length !== 1) this.head = [Buffer.concat(this.head)];
+    return this.head[0]!;
+  }
+
   /** Starts rewriting in the encoding decided, with the bytes held. */
   private start(sniffed: SniffedEncoding): void {
-    const first = Buffer.concat(this.head);
+    const first = this.held();
     this.head = [];
     this.scanner = null;
     this.encoding = sniffed.encoding;

@@ -159,6 +159,8 @@ describe('the encoding decision: ours and Chromium\'s document.characterSet, on 
     }
     Object.assign(variants, {
       'body-text-2000': `<html><head></head><body>${'word '.repeat(400)}${M}`,
+      'body-text-to-1000': `<html><head></head><body>${'w'.repeat(1000 - 25)}${M}`,
+      'body-text-to-1030': `<html><head></head><body>${'w'.repeat(1030 - 25)}${M}`,
       'head-text-3000': `<html><head><title>t</title>${'word '.repeat(600)}${M}`,
       'body-tags': `<html><head></head><body>${'<p>word</p>'.repeat(500)}${M}`,
       'head-links-5000': `<html><head>${'<link rel="x" href="y">'.repeat(220)}${M}`,
