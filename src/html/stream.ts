@@ -108,7 +108,6 @@ export class HtmlRewriterStream extends Transform {
       const sniffed = sniffEncoding(this.held(), { transportCharset: this.options.charset, defaultEncoding: this.options.defaultEncoding, prescanMeta: false });
       if (sniffed.source === 'bom' || sniffed.source === 'transport') return this.start(sniffed);
       // An XML declaration ("meta" here) is what counts if no <meta> does: Chromium reads on for a <meta>.
-
       this.prescanned = sniffed;
       this.scanner = new MetaCharsetScanner();
       chunk = this.held();
