@@ -108,6 +108,7 @@ export type WarningCode =
   | 'invalid-json'
   | 'srcdoc-depth-limit'
   | 'encoding-not-rewritable'
+  | 'charset-lookahead-limit'
   | 'content-type-not-rewritten'
   | 'mime-part-too-large'
   | 'mime-undecodable-body'

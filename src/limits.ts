@@ -21,6 +21,16 @@ export interface Limits {
    */
   readonly maxExactBaseBytes: number;
   /**
+   * Bytes of an HTML document held back while looking for a charset `<meta>` in its head, when no BOM or transport
+   * charset decided the encoding (Chromium reads a charset `<meta>` anywhere in the head, not only in the first
+   * 1024 bytes: src/encoding/meta-scan.ts). A `<meta>` counts if it ends within this many bytes; past it the
+   * document is read in the default encoding and a warning is given (`charset-lookahead-limit`).
+   * Threat: a head that never ends would otherwise be held whole. Cost: the held bytes, once. Evidence: as
+   * `maxBaseLookaheadBytes` (heads end by 71 KiB in the 258 real pages of htmlparser-benchmark).
+   * @default 1048576 (1 MiB)
+   */
+  readonly maxCharsetLookaheadBytes: number;
+  /**
    * Bytes of one token (a tag with its attributes, a comment, a doctype) or of one `<style>` / JSON `<script>`
    * text. parse5 frees its buffer only at token boundaries, so one giant tag or comment is otherwise unbounded.
    * Past it the rest of the document passes through unchanged (`token-limit`).
@@ -93,6 +103,7 @@ export interface Limits {
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxBaseLookaheadBytes: 1 << 20,
   maxExactBaseBytes: 1 << 28,
+  maxCharsetLookaheadBytes: 1 << 20,
   maxTokenBytes: 1 << 24,
   maxOpenElements: 1 << 16,
   maxSrcdocDepth: 8,

@@ -6,7 +6,7 @@ import type { CliIo } from './io.ts';
 // https://drafts.csswg.org/css-syntax-3/#input-byte-stream, one step each.
 const WHY: Readonly<Record<Exclude<EncodingSource, 'transport'>, string>> = {
   bom: 'a byte order mark',
-  meta: 'a <meta> charset (or XML declaration) in the first 1024 bytes',
+  meta: 'a charset <meta> in the head (or an XML declaration)',
   'charset-rule': 'the @charset rule',
   environment: "the referring document's encoding",
   default: 'nothing in the document or its transport names one: the default',

@@ -13,11 +13,12 @@ import { establishBase } from '../base/base.ts';
 import type { BaseDecision, Retrieval } from '../base/base.ts';
 import { ReferencePolicy } from '../base/reference-policy.ts';
 import type { ReferenceRecord, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
-import { byteCodec } from '../encoding/byte-codec.ts';
 import { sniffCssEncoding } from '../encoding/index.ts';
 import type { EncodingDecision } from '../encoding/index.ts';
 import { decodeRawText, holdsUndecodable } from '../encoding/raw-text.ts';
 import type { RawCodec } from '../encoding/raw-text.ts';
+import { isRewritableEncoding, transcoderFor } from '../encoding/transcode.ts';
+import type { Transcoder } from '../encoding/transcode.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
@@ -55,6 +56,7 @@ export class CssRewriterStream extends Transform {
   private readonly options: CssStreamOptions;
   private readonly limits: Limits;
   private codec: RawCodec | null = null;
+  private transcoder: Transcoder | null = null;
   private policy: ReferencePolicy | null = null;
   private raw = '';
   /** Line and column of raw[0], for reports. */
@@ -73,10 +75,12 @@ export class CssRewriterStream extends Transform {
       this.push(chunk);
       return callback();
     }
-    this.raw += chunk.toString('latin1');
+    // Before the encoding is known, raw text is latin1 (start() reads it again in the encoding).
+    this.raw += this.transcoder === null ? chunk.toString('latin1') : this.transcoder.toRaw(chunk);
     if (this.codec === null) {
       if (this.raw.length < CHARSET_PRESCAN_BYTES) return callback();
       this.start();
+      if (this.passthrough) return callback();
     }
     if (this.raw.length >= CUT_AFTER_BYTES) this.rewriteUpToCut(false);
     if (this.raw.length > this.limits.maxTokenBytes) {
@@ -84,6 +88,7 @@ export class CssRewriterStream extends Transform {
       this.emit_(this.raw);
       this.raw = '';
       this.passthrough = true;
+      this.push(this.transcoder!.endBytes());
     }
     callback();
   }
@@ -91,7 +96,11 @@ export class CssRewriterStream extends Transform {
   override _flush(callback: TransformCallback): void {
     if (!this.passthrough) {
       if (this.codec === null) this.start();
+    }
+    if (!this.passthrough) {
       this.rewriteUpToCut(true);
+      const rest = this.transcoder!.endBytes();
+      if (rest.length > 0) this.push(rest);
     }
     if (this.policy !== null) Object.assign(this.stats, this.policy.stats);
     callback();
@@ -102,20 +111,27 @@ export class CssRewriterStream extends Transform {
     const sniffed = sniffCssEncoding(bytes, { transportCharset: this.options.charset, environmentEncoding: this.options.environmentEncoding });
     this.encoding = sniffed.encoding;
     this.options.onEncoding?.({ name: sniffed.encoding, source: sniffed.source });
-    this.codec = byteCodec(sniffed.encoding);
+    if (!isRewritableEncoding(sniffed.encoding)) {
+      // "replacement" (labels such as iso-2022-kr): a browser reads one U+FFFD; nothing to rewrite.
+      this.warn({ code: 'encoding-not-rewritable', message: `a stylesheet in ${sniffed.encoding} is passed through unchanged` });
+      this.emit_(this.raw);
+      this.raw = '';
+      this.passthrough = true;
+      return;
+    }
+    this.transcoder = transcoderFor(sniffed.encoding);
+    this.codec = this.transcoder.codec;
     const o = this.options;
     this.base = establishBase({ fallback: o.fallback, retrieval: o.retrieval, encapsulating: o.encapsulating });
     this.policy = new ReferencePolicy(this.base, {
       resolver: o.resolver ?? browserResolver,
-      encoding: sniffed.encoding,
+      encoding: this.transcoder.queryEncoding,
       onReference: o.onReference,
       onWarning: (w) => this.warn(w),
     });
     o.onBase?.(this.base);
-    if (sniffed.bomLength > 0) {
-      this.emit_(this.raw.slice(0, sniffed.bomLength));
-      this.raw = this.raw.slice(sniffed.bomLength);
-    }
+    if (sniffed.bomLength > 0) this.push(Buffer.from(this.raw.slice(0, sniffed.bomLength), 'latin1'));
+    this.raw = this.transcoder.toRaw(Buffer.from(this.raw.slice(sniffed.bomLength), 'latin1'));
   }
 
   /** Rewrites and writes out the held text up to its last cut point (or all of it at the end). */
@@ -171,7 +187,7 @@ export class CssRewriterStream extends Transform {
   }
 
   private emit_(raw: string): void {
-    if (raw.length > 0) this.push(Buffer.from(raw, 'latin1'));
+    if (raw.length > 0) this.push(this.transcoder === null ? Buffer.from(raw, 'latin1') : this.transcoder.fromRaw(raw));
   }
 
   private warn(w: SiteWarning): void {

@@ -22,6 +22,13 @@ export interface RawCodec {
   encode(text: string, unencodable: 'html' | 'css'): string;
   /** Number of raw units the character `ch` (one code point) takes. */
   rawLength(ch: string): number;
+  /**
+   * Decodes a raw run with the raw offset (relative to the run) of each UTF-16 unit, for encodings in which a
+   * character's raw length depends on where it is (a stateful encoding: escape sequences belong to a character
+   * next to them). `undecodable`: indices in `text` of the U+FFFD that stand for invalid bytes. Null if the run
+   * cannot be mapped. When present, it is used instead of `decode` + `rawLength` for runs `decode` refuses.
+   */
+  mapRun?(raw: string): { readonly text: string; readonly rawAt: readonly number[]; readonly undecodable: readonly number[] } | null;
   /** True if every ASCII character takes one raw unit (an ASCII-safe encoding, or text): a fast path, same result. */
   readonly asciiIsOneUnit?: boolean;
 }
@@ -65,6 +72,13 @@ export function isAscii(s: string): boolean {
 export function appendDecodedRun(raw: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[], undecodable: number[]): string | null {
   const text = codec.decode(raw.slice(from, to));
   if (text !== null) return appendMapped(text, from, to, codec, value, rawAt);
+  if (codec.mapRun !== undefined) {
+    const mapped = codec.mapRun(raw.slice(from, to));
+    if (mapped === null) return null;
+    for (const i of mapped.undecodable) undecodable.push(value.length + i);
+    for (const r of mapped.rawAt) rawAt.push(from + r);
+    return value + mapped.text;
+  }
   if (codec.segment === undefined) return null;
   let at = from;
   for (const run of codec.segment(raw.slice(from, to))) {

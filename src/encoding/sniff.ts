@@ -45,6 +45,12 @@ export interface SniffOptions {
   readonly transportCharset?: string | undefined;
   /** @default 'windows-1252' */
   readonly defaultEncoding?: string | undefined;
+  /**
+   * Take a `<meta>` found by the byte prescan (the standard's). False: only BOM, transport charset and an XML
+   * declaration decide here, and a `<meta>` is left to the caller's own scan (Chromium's: src/encoding/meta-scan.ts).
+   * @default true
+   */
+  readonly prescanMeta?: boolean | undefined;
 }
 
 /** The HTML encoding sniffing algorithm over the first bytes of a document (at least PRESCAN_BYTES, or all). */
@@ -59,7 +65,8 @@ export function sniffEncoding(prefix: Uint8Array, options: SniffOptions = {}): S
   const defaultEncoding = resolveLabel(options.defaultEncoding ?? 'windows-1252') ?? 'windows-1252';
   const sniffer = new Sniffer({ maxBytes: PRESCAN_BYTES, defaultEncoding });
   sniffer.write(prefix.subarray(0, PRESCAN_BYTES));
-  const found = sniffer.resultType === ResultType.META_TAG || sniffer.resultType === ResultType.XML_ENCODING;
+  const found = (sniffer.resultType === ResultType.META_TAG && options.prescanMeta !== false) || sniffer.resultType === ResultType.XML_ENCODING;
+  if (!found) return { encoding: defaultEncoding, source: 'default', bomLength: 0 };
   return { encoding: resolveLabel(sniffer.encoding) ?? defaultEncoding, source: found ? 'meta' : 'default', bomLength: 0 };
 }
 

@@ -2,21 +2,28 @@
  * Bytes in, bytes out: the HTML rewriter as a Node `Transform`, a web `TransformStream`, and a one-call
  * convenience for small documents. Thin adapters around HtmlRewriteCore.
  *
- * The encoding is sniffed as the HTML standard does (BOM, transport charset, `<meta>` prescan of the first
- * PRESCAN_BYTES bytes, default windows-1252) before the first byte is tokenized. For encodings in which every
- * byte that markup depends on is ASCII (UTF-8, windows-125x, ISO-8859-x, Shift_JIS, EUC-*, GB18030, Big5…),
- * the document is tokenized as latin1 text — one unit per byte — so every byte the rewriter does not replace is
- * copied unchanged, including bytes that are invalid in the document's encoding.
+ * The encoding is decided as Chromium decides it before the first byte is tokenized: BOM, transport charset,
+ * then a charset `<meta>` anywhere in the head as Chromium's tokenizer-based scan finds it (src/encoding/
+ * meta-scan.ts; not the standard's byte prescan, which also reads `<meta>` in script text; input is held
+ * meanwhile, up to `maxCharsetLookaheadBytes`), then an XML declaration, then the default (windows-1252). The document is tokenized as raw text (src/encoding/transcode.ts): one latin1 unit per
+ * byte in ASCII-safe encodings, one unit per code unit in UTF-16, masked bytes in ISO-2022-JP; every byte the
+ * rewriter does not replace is copied unchanged, including bytes that are invalid in the document's encoding.
  */
 import { Duplex, Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
-import { PRESCAN_BYTES, byteCodec, isAsciiSafeForMarkup, sniffEncoding } from '../encoding/index.ts';
-import type { EncodingDecision } from '../encoding/index.ts';
+import { PRESCAN_BYTES, resolveLabel, sniffEncoding } from '../encoding/index.ts';
+import type { EncodingDecision, SniffedEncoding } from '../encoding/index.ts';
+import { MetaCharsetScanner } from '../encoding/meta-scan.ts';
 import { IDENTITY_CODEC } from '../encoding/raw-text.ts';
+import { isRewritableEncoding, transcoderFor } from '../encoding/transcode.ts';
+import type { Transcoder } from '../encoding/transcode.ts';
+import { DEFAULT_LIMITS } from '../limits.ts';
 import { HtmlRewriteCore } from './rewriter.ts';
 import type { HtmlRewriteOptions, HtmlRewriteStats, HtmlWarning, ReferenceRecord } from './rewriter.ts';
 import type { BaseDecision } from '../base/base.ts';
 
+/** The piece of held input given to the charset <meta> scan at once. */
+const SCAN_SLICE_BYTES = 4096;
 /** The largest piece of input tokenized at once (see HtmlRewriterStream.feed). */
 const FEED_SLICE_BYTES = 64 * 1024;
 
@@ -40,9 +47,13 @@ export class HtmlRewriterStream extends Transform {
 
   private readonly options: HtmlStreamOptions;
   private core: HtmlRewriteCore | null = null;
+  private transcoder: Transcoder | null = null;
   private passthrough = false;
   private head: Buffer[] = [];
   private headLength = 0;
+  /** The prescan's answer (the default, or an XML declaration's) while the head is scanned for a `<meta>`. */
+  private prescanned: SniffedEncoding | null = null;
+  private scanner: MetaCharsetScanner | null = null;
 
   constructor(options: HtmlStreamOptions = {}) {
     super();
@@ -54,8 +65,7 @@ export class HtmlRewriterStream extends Transform {
       if (this.core === null && !this.passthrough) {
         this.head.push(chunk);
         this.headLength += chunk.length;
-        if (this.headLength < PRESCAN_BYTES && this.options.charset === undefined) return callback();
-        this.start(Buffer.concat(this.head), false);
+        this.decide(chunk, false);
       } else if (this.passthrough) {
         this.push(chunk);
       } else {
@@ -69,8 +79,12 @@ export class HtmlRewriterStream extends Transform {
 
   override _flush(callback: TransformCallback): void {
     try {
-      if (this.core === null && !this.passthrough) this.start(Buffer.concat(this.head), true);
+      if (this.core === null && !this.passthrough) this.decide(Buffer.alloc(0), true);
       this.core?.end();
+      if (this.transcoder !== null) {
+        const rest = this.transcoder.endBytes();
+        if (rest.length > 0) this.push(rest);
+      }
       if (this.core !== null) {
         this.stats = this.core.stats;
         this.base = this.core.base;
@@ -81,14 +95,59 @@ export class HtmlRewriterStream extends Transform {
     }
   }
 
-  /** Decides the encoding from the first bytes, then starts rewriting with them. */
-  private start(first: Buffer, _isEnd: boolean): void {
+  /**
+   * Decides the encoding once the held bytes allow it (`chunk`: the bytes just added), then starts rewriting
+   * with everything held. A charset `<meta>` counts if it ends within `maxCharsetLookaheadBytes`: the rule
+   * depends on offsets only, so the decision is the same however the input is chunked.
+   */
+  private decide(chunk: Buffer, isEnd: boolean): void {
+    if (this.prescanned === null) {
+      // A BOM (up to 3 bytes) beats the transport charset; an XML declaration is looked for in the first bytes.
+      const transport = this.options.charset === undefined ? null : resolveLabel(this.options.charset);
+      if (this.headLength < (transport === null ? PRESCAN_BYTES : 3) && !isEnd) return;
+      const sniffed = sniffEncoding(this.held(), { transportCharset: this.options.charset, defaultEncoding: this.options.defaultEncoding, prescanMeta: false });
+      if (sniffed.source === 'bom' || sniffed.source === 'transport') return this.start(sniffed);
+      // An XML declaration ("meta" here) is what counts if no <meta> does: Chromium reads on for a <meta>.
+      this.prescanned = sniffed;
+      this.scanner = new MetaCharsetScanner();
+      chunk = this.held();
+    }
+    const limit = (this.options.limits ?? DEFAULT_LIMITS).maxCharsetLookaheadBytes;
+    // In slices: the scan usually ends within the first few KiB of a large chunk (a whole file).
+    let found = null;
+    for (let i = 0; i < chunk.length && found === null; i += SCAN_SLICE_BYTES) {
+      found = this.scanner!.write(chunk.toString('latin1', i, Math.min(chunk.length, i + SCAN_SLICE_BYTES)), false);
+    }
+    if (found === null && isEnd) found = this.scanner!.write('', true);
+    if (found !== null && found.encoding !== null && found.end <= limit) {
+      return this.start({ encoding: found.encoding, source: 'meta', bomLength: 0 });
+    }
+    if (found !== null && found.encoding === null && found.end <= limit) return this.start(this.prescanned);
+    if (found !== null || this.headLength > limit) {
+      this.options.onWarning?.({
+        code: 'charset-lookahead-limit',
+        message: `no charset <meta> within the first ${limit} bytes: the document is read as ${this.prescanned.encoding}`,
+      });
+      return this.start(this.prescanned);
+    }
+    if (isEnd) this.start(this.prescanned);
+  }
+
+  /** The bytes held, as one buffer (concatenated once). */
+  private held(): Buffer {
+    if (this.head.length !== 1) this.head = [Buffer.concat(this.head)];
+    return this.head[0]!;
+  }
+
+  /** Starts rewriting in the encoding decided, with the bytes held. */
+  private start(sniffed: SniffedEncoding): void {
+    const first = this.held();
     this.head = [];
-    const sniffed = sniffEncoding(first, { transportCharset: this.options.charset, defaultEncoding: this.options.defaultEncoding });
+    this.scanner = null;
     this.encoding = sniffed.encoding;
     this.options.onEncoding?.({ name: sniffed.encoding, source: sniffed.source });
-    if (!isAsciiSafeForMarkup(sniffed.encoding)) {
-      // UTF-16 and ISO-2022-JP bytes can look like markup where there is none: not tokenized as bytes.
+    if (!isRewritableEncoding(sniffed.encoding)) {
+      // "replacement" (labels such as iso-2022-kr): a browser shows one U+FFFD; nothing to rewrite.
       this.options.onWarning?.({
         code: 'encoding-not-rewritable',
         message: `documents in ${sniffed.encoding} are passed through unchanged (not rewritten)`,
@@ -97,10 +156,12 @@ export class HtmlRewriterStream extends Transform {
       this.push(first);
       return;
     }
+    const transcoder = transcoderFor(sniffed.encoding);
+    this.transcoder = transcoder;
     const sink = (raw: string): void => {
-      this.push(Buffer.from(raw, 'latin1'));
+      this.push(transcoder.fromRaw(raw));
     };
-    this.core = new HtmlRewriteCore({ ...this.options, encoding: sniffed.encoding }, byteCodec(sniffed.encoding), sink);
+    this.core = new HtmlRewriteCore({ ...this.options, encoding: transcoder.queryEncoding }, transcoder.codec, sink);
     if (sniffed.bomLength > 0) this.push(first.subarray(0, sniffed.bomLength));
     const rest = first.subarray(sniffed.bomLength);
     if (rest.length > 0) this.feed(rest);
@@ -112,7 +173,7 @@ export class HtmlRewriterStream extends Transform {
    */
   private feed(chunk: Buffer): void {
     for (let i = 0; i < chunk.length; i += FEED_SLICE_BYTES) {
-      this.core!.write(chunk.toString('latin1', i, Math.min(chunk.length, i + FEED_SLICE_BYTES)));
+      this.core!.write(this.transcoder!.toRaw(chunk.subarray(i, Math.min(chunk.length, i + FEED_SLICE_BYTES))));
     }
   }
 }

@@ -91,7 +91,7 @@ describe('absolutize INPUT', () => {
   it('--explain prints the base decision and its chain to standard error', () => {
     const r = runCli(['examples/page.html', '--url', URL_, '--explain']);
     expect(r.stderr).toBe(
-      'absolutize: encoding of examples/page.html: UTF-8 [meta] (a <meta> charset (or XML declaration) in the first 1024 bytes)\n' +
+      'absolutize: encoding of examples/page.html: UTF-8 [meta] (a charset <meta> in the head (or an XML declaration))\n' +
         'absolutize: base of examples/page.html: https://example.com/docs/guide/ [embedded]\n' +
         '  embedded: https://example.com/docs/guide/ (written "../guide/")\n' +
         `  retrieval: ${URL_}\n`,

@@ -111,7 +111,7 @@ describe('--explain says which encoding was chosen and why', () => {
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<meta charset=koi8-r><a href=x>')]);
     expect(encodingLine(['--url', 'http://h/', '--charset', 'latin1'], bom)).toBe('absolutize: encoding of -: UTF-8 [bom] (a byte order mark)');
     expect(encodingLine(['--url', 'http://h/', '--charset', 'sjis'], '<meta charset=koi8-r><a href=x>')).toBe('absolutize: encoding of -: Shift_JIS [transport] (--charset)');
-    expect(encodingLine(['--url', 'http://h/'], '<meta charset=koi8-r><a href=x>')).toBe('absolutize: encoding of -: KOI8-R [meta] (a <meta> charset (or XML declaration) in the first 1024 bytes)');
+    expect(encodingLine(['--url', 'http://h/'], '<meta charset=koi8-r><a href=x>')).toBe('absolutize: encoding of -: KOI8-R [meta] (a charset <meta> in the head (or an XML declaration))');
     expect(encodingLine(['--url', 'http://h/'], '<a href=x>')).toBe('absolutize: encoding of -: windows-1252 [default] (nothing in the document or its transport names one: the default)');
   });
 
