@@ -127,8 +127,8 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     throw new AbsError('--root applies to FILE... with --url (each file\'s URL is --url plus its path below --root)', 'ABS_ERR_USAGE');
   }
   // -o DIR/ (or an existing directory) for one input: DIR/NAME-OF-INPUT, DIR made if missing (as cp and curl -O).
-  if (values.output !== undefined && positionals.length === 1 && !(await isDirectory(positionals[0])) && !/^https?:/i.test(positionals[0]!)) {
-    values.output = await outputInDirectory(positionals[0]!, values.output);
+  if (values.output !== undefined && positionals.length <= 1 && !(await isDirectory(positionals[0])) && !/^https?:/i.test(positionals[0] ?? '')) {
+    values.output = await outputInDirectory(positionals[0] ?? '-', values.output);
   }
   if (isFetchInvocation(positionals, values)) {
     const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
@@ -331,7 +331,11 @@ async function outputInDirectory(input: string, output: string): Promise<string>
   const slash = output.endsWith('/') || output.endsWith(sep);
   if (!slash && !(await isDirectory(output))) return output;
   if (input === '-') throw new AbsError(`-o ${output} is a directory: standard input has no name to write under; give -o FILE`, 'ABS_ERR_USAGE');
-  if ((await stat(input).catch(() => null)) === null) return join(output, basename(input)); // the run reports the missing input
+  try {
+    await stat(input);
+  } catch (err) {
+    throw new AbsError(`${input}: ${(err as Error).message}`, 'ABS_ERR_INPUT');
+  }
   try {
     await mkdir(output, { recursive: true });
   } catch (err) {
