@@ -57,14 +57,16 @@ or an http(s) URL; "-" or --manifest - reads the lines from standard input) into
 input at a path derived only from the input; an output that exists is skipped, so a re-run after any
 failure is safe. Prints one JSON status line per input on standard output.
 
-Options (and every rewrite option of absolutize: --base, --type, --resolver, --charset, --explain, ...):
+Options (and every rewrite option of absolutize: -b/--base, -t/--type, --resolver, --charset, -e/--explain, ...):
   -o, --output OUTDIR   where outputs go (OUTDIR/PATH, OUTDIR/@root/ABSOLUTE-PATH, OUTDIR/@url/NAME)
   --shard I/N           take inputs I, I+N, I+2N, ... (0-based); default from SLURM_ARRAY_TASK_ID,
                         JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX, else 0/1
   --shards N            the shard count when the scheduler gives only the index
   --force               rewrite inputs whose output exists
   --links               write OUTPUT.links.jsonl next to each output
-  --jobs N              files rewritten at once (default: the cores Node may use)
+  -j, --jobs N          files rewritten at once (default: the cores Node may use)
+  -q, --quiet           errors only on standard error (the status lines still on standard output)
+  --warnings FILE       every warning as a JSON line (standard error shows 5 of each code, then counts)
 
 URL lines are retrieved under the HTTP options of absolutize URL...:
 ${HTTP_HELP}
@@ -168,7 +170,7 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
       shard: { type: 'string' },
       shards: { type: 'string' },
       force: { type: 'boolean', default: false },
-      links: { type: 'boolean', short: 'l', default: false },
+      links: { type: 'boolean', default: false },
       jobs: { type: 'string', short: 'j' },
       help: { type: 'boolean', short: 'h', default: false },
       quiet: { type: 'boolean', short: 'q', default: false },
