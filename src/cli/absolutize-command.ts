@@ -17,7 +17,7 @@ import { getResolver } from '../uri/index.ts';
 import { checkOutputPath, commitOutputs, createAtomicFile } from './atomic-file.ts';
 import { explainEncoding } from './explain-encoding.ts';
 import { PrefixKeeper, printHint, typeHint } from './hints.ts';
-import { directoryCommand, isDirectory } from './directory-command.ts';
+import { directoryCommand, isDirectory, isWithin } from './directory-command.ts';
 import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
 import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
@@ -121,6 +121,9 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     if (values.warnings === '-' || positionals.includes(values.warnings)) throw new AbsError(`--warnings ${values.warnings}: give a file that is not an input`, 'ABS_ERR_USAGE');
     if (values.output !== undefined && (await samePath(values.output, values.warnings))) throw new AbsError(`--warnings ${values.warnings} and -o ${values.output} are one file: give each its own`, 'ABS_ERR_USAGE');
     await checkOutputPath(values.warnings, '--warnings');
+    if (positionals.length === 1 && (await isDirectory(positionals[0])) && isWithin(resolvePath(values.warnings), await realpath(positionals[0]!))) {
+      throw new AbsError(`--warnings ${values.warnings} is inside the input ${positionals[0]}: absolutize never writes into its input`, 'ABS_ERR_USAGE');
+    }
   }
   configureReporter(io, values);
   if (values.root !== undefined && (values.url === undefined || positionals.length < 2 && !(await isFile(positionals[0])))) {

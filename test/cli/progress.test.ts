@@ -112,6 +112,24 @@ describe('progress on a terminal', () => {
     expect(screen(r.stderr)).toMatch(/^absolutize: 4,000 messages, 4,000 references rewritten, 0 warnings in \d+\.\d s\n$/);
   });
 
+  it('a WARC: records counted, bytes of the file size; a summary line stays', () => {
+    const root = scratch();
+    const records: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const http = `HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href="p${i}.html">p</a>${'<p>filler text</p>'.repeat(100)}`;
+      records.push(`WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://example.com/d/${i}.html\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}>\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: ${Buffer.byteLength(http)}\r\n\r\n${http}\r\n\r\n`);
+    }
+    writeFileSync(join(root, 'c.warc'), records.join(''));
+    // The WARC on standard output (read late): the run waits on it.
+    const r = onTerminal(['c.warc'], root, 2.5);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBeGreaterThan(3000 * 1800);
+    const draws = r.stderr.split(/\r\x1b\[K|\n/).filter((d) => /MB\/s/.test(d));
+    expect(draws.length).toBeGreaterThan(0);
+    expect(draws[0]).toMatch(/^absolutize: [\d,]+ records, \d+\.\d MB of \d+\.\d MB \(\d+%\), \d+\.\d MB\/s, ETA \d+:\d\d$/);
+    expect(screen(r.stderr)).toMatch(/^absolutize: c\.warc: 3000 records, 3000 rewritten, /);
+  });
+
   it('--quiet: nothing on the terminal', () => {
     const root = scratch();
     bigHtml(join(root, 'big.html'), 4);

@@ -86,6 +86,10 @@ describe('warnings of one code: 5 in full, then a count', () => {
     const all = jsonl(join(root, 'w.jsonl'));
     expect(all.map((w) => w.document)).toEqual(Array.from({ length: 12 }, (_, i) => `site/p${String(i).padStart(2, '0')}.html`));
     expect(all[0]).toMatchObject({ code: 'no-base', line: 1, column: 4, part: null });
+    // Never into the input.
+    const inside = runCli(['site', '-o', 'out2', '--warnings', 'site/w.jsonl'], { cwd: root });
+    expect(inside.status).toBe(2);
+    expect(inside.stderr).toMatch(/--warnings site\/w\.jsonl is inside the input site/);
   });
 
   it('a batch: the same, and --quiet leaves the status lines alone', () => {
