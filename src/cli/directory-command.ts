@@ -30,6 +30,8 @@ import { copiedMailHint, printHint } from './hints.ts';
 import type { Hint } from './hints.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
+import { readHttrackProject } from './httrack.ts';
+import type { HttrackProject } from './httrack.ts';
 import { createProgress } from './progress.ts';
 
 export interface DirectoryOptions {
@@ -62,6 +64,8 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
   const several = o.inputs.length > 1 || !(await isDirectory(o.inputs[0]));
   const linksPath = o.links === undefined || o.links === '-' ? null : resolvePath(o.links);
   let inputDir = '';
+  // --host-dirs on an HTTrack project: each file's URL from the project's log (httrack.ts), its name renamed.
+  let httrack: HttrackProject | null = null;
   // FILE... with a --url that ends in "/" is a directory run over those files: each file's URL is the URL plus
   // its path below --root (default: the current directory), and its output that path below OUTDIR.
   const rootDir = several && o.url?.endsWith('/') === true ? resolvePath(o.root ?? '.') : null;
@@ -94,7 +98,10 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
     }
   } else {
     inputDir = await realpath(o.inputs[0]!);
-    if (o.hostDirs !== null) await checkHostDirs(o.inputs[0]!);
+    if (o.hostDirs !== null) {
+      await checkHostDirs(o.inputs[0]!);
+      httrack = await readHttrackProject(o.inputs[0]!);
+    }
     if (isWithin(outputReal, inputDir) || isWithin(inputDir, outputReal)) {
       throw new AbsError(`-o ${o.output} and ${o.inputs[0]} overlap: absolutize never writes over (or into) its input`, 'ABS_ERR_USAGE');
     }
@@ -134,7 +141,7 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
     };
   };
   const fileUrl = (rel: Buffer): string | null => {
-    if (o.hostDirs !== null) return hostDirUrl(o.hostDirs, rel);
+    if (o.hostDirs !== null) return httrack?.urls.get(showPath(rel)) ?? hostDirUrl(o.hostDirs, rel);
     return dirUrl === undefined ? o.settings.url : new URL(encodeWithQuery(rel), dirUrl).href;
   };
   async function* source(): AsyncGenerator<FileJob> {
@@ -169,6 +176,12 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
     failed = summary.failed;
     await links?.commit();
     if (mailHint !== null) printHint(io, mailHint);
+    if (httrack !== null && !httrack.originalLinks) {
+      printHint(io, {
+        code: 'httrack-local-links',
+        message: `${o.inputs[0]} is an HTTrack project made without -K4: HTTrack rewrote its pages' links to the names it saved files under (p4658.html for /p.html?page=2), and made absolute they name files the site does not have; mirror again with httrack -K4 (original links) and rewrite that`,
+      });
+    }
     io.stderr.write(summaryLine(summary));
   } catch (err) {
     await links?.abort();

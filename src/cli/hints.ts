@@ -10,7 +10,7 @@ import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import type { CliIo } from './io.ts';
 
-export type HintCode = 'looks-like-css' | 'looks-like-mail' | 'looks-like-mbox';
+export type HintCode = 'looks-like-css' | 'looks-like-mail' | 'looks-like-mbox' | 'httrack-local-links';
 
 export interface Hint {
   readonly code: HintCode;

@@ -125,16 +125,54 @@ describe('a wget mirror of a dynamic site, rewritten with --host-dirs', () => {
     expect(plain.status).toBe(2);
   });
 
-  it('HTTrack projects: hts-cache is no host, a port written host_port', () => {
+  /**
+   * An HTTrack project as httrack 3.49 writes it (`httrack http://127.0.0.1:18765/ -O proj -K4`, checked by hand):
+   * the host folder with the port after "_", pages renamed (`/p.html?page=2` → `p4658.html`), and the log
+   * hts-cache/new.txt that says which URL each file came from.
+   */
+  function httrackProject(command: string, pages: Record<string, [string, string, string]>): string {
     const root = scratch();
-    const project = join(root, 'project');
+    const project = join(root, 'proj');
     mkdirSync(join(project, 'hts-cache'), { recursive: true });
-    mkdirSync(join(project, 'example.com_8080', 'docs'), { recursive: true });
-    writeFileSync(join(project, 'index.html'), '<a href="example.com_8080/docs/a.html">top</a>');
-    writeFileSync(join(project, 'example.com_8080', 'docs', 'a.html'), '<a href="b.html">b</a>');
-    const r = runCli([project, '--host-dirs', '-o', join(root, 'out')]);
+    writeFileSync(join(project, 'hts-cache', 'doit.log'), `${command}\nFile generated automatically on Thu, 26 Nov 2026 14:21:00, do NOT edit\n`);
+    const log = ['date\tsize\'/\'remotesize\tflags(request:Update,Range state:File response:Modified,Chunked,gZipped)\tstatuscode\tstatus (\'servermsg\')\tMIME\tEtag|Date\tURL\tlocalfile\t(from URL)'];
+    for (const [file, [url, type, body]] of Object.entries(pages)) {
+      mkdirSync(join(project, file, '..'), { recursive: true });
+      writeFileSync(join(project, file), body);
+      log.push(`14:21:03\t${body.length}/${body.length}\t---M--\t200\tadded ('OK')\t${type}\tdate:Thu,%2026%20Nov%202026%2014:21:03%20GMT\t${url}\tproj/${file}\t(from http://127.0.0.1:18765/)`);
+    }
+    writeFileSync(join(project, 'hts-cache', 'new.txt'), `${log.join('\n')}\n`);
+    writeFileSync(join(project, 'index.html'), '<html><a href="127.0.0.1_18765/index.html">127.0.0.1:18765</a></html>');
+    writeFileSync(join(project, 'hts-log.txt'), 'HTTrack3.49-4 launched\n');
+    return project;
+  }
+
+  it('HTTrack projects: each file\'s URL from hts-cache/new.txt (pages renamed), hts-cache no host, the port after "_"', () => {
+    const project = httrackProject('http://127.0.0.1:18765/ -O proj -q -%v0 -K4', {
+      '127.0.0.1_18765/index.html': ['http://127.0.0.1:18765/', 'text/html', '<a href="p.html?page=2">p2</a>'],
+      '127.0.0.1_18765/p4658.html': ['http://127.0.0.1:18765/p.html?page=2', 'text/html', '<a href="?page=3">next</a> <a href="v.php">v</a>'],
+      '127.0.0.1_18765/v.html': ['http://127.0.0.1:18765/v.php', 'text/html', '<a href="sub/">sub</a>'],
+    });
+    const out = join(project, '..', 'out');
+    const r = runCli([project, '--host-dirs', '--scheme', 'http', '-o', out]);
     expect(r.status).toBe(0);
-    expect(readFileSync(join(root, 'out', 'example.com_8080', 'docs', 'a.html'), 'utf8')).toBe('<a href="https://example.com:8080/docs/b.html">b</a>');
+    expect(r.stderr).not.toContain('hint');
+    expect(readFileSync(join(out, '127.0.0.1_18765', 'p4658.html'), 'utf8')).toBe('<a href="http://127.0.0.1:18765/p.html?page=3">next</a> <a href="http://127.0.0.1:18765/v.php">v</a>');
+    expect(readFileSync(join(out, '127.0.0.1_18765', 'index.html'), 'utf8')).toBe('<a href="http://127.0.0.1:18765/p.html?page=2">p2</a>');
+    // A file not in the log: its name below the host folder (the port after "_").
+    writeFileSync(join(project, '127.0.0.1_18765', 'extra.html'), '<a href="x.html">x</a>');
+    const again = runCli([project, '--host-dirs', '-o', join(project, '..', 'out2')]);
+    expect(readFileSync(join(project, '..', 'out2', '127.0.0.1_18765', 'extra.html'), 'utf8')).toBe('<a href="https://127.0.0.1:18765/x.html">x</a>');
+    expect(again.status).toBe(0);
+  });
+
+  it('an HTTrack project made without -K4 (links rewritten to its file names): a hint says so', () => {
+    const project = httrackProject('http://127.0.0.1:18765/ -O proj -q -%v0', {
+      '127.0.0.1_18765/p4658.html': ['http://127.0.0.1:18765/p.html?page=2', 'text/html', '<a href="p9ba9.html?page=3">next</a>'],
+    });
+    const r = runCli([project, '--host-dirs', '-o', join(project, '..', 'out')]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/^absolutize: hint \[httrack-local-links\] \S+proj is an HTTrack project made without -K4: .* mirror again with httrack -K4/m);
   });
 });
 
