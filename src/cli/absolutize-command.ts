@@ -280,7 +280,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   const n = await records();
   if (n > 1) {
     const seconds = (performance.now() - started) / 1000;
-    io.stderr.write(`absolutize: ${n.toLocaleString('en-US')} ${type === 'mbox' ? 'messages' : 'documents'}, ${(await rewritten()).toLocaleString('en-US')} references rewritten, ${warnings} warning${warnings === 1 ? '' : 's'} in ${seconds.toFixed(1)} s\n`);
+    io.stderr.write(`absolutize: ${n.toLocaleString('en-US')} ${type === 'mbox' ? 'messages' : 'documents'}, ${(await rewritten()).toLocaleString('en-US')} references rewritten, ${warnings.toLocaleString('en-US')} warning${warnings === 1 ? '' : 's'} in ${seconds.toFixed(1)} s\n`);
   }
   if (values.type === 'auto' && type === 'html') {
     const hint = typeHint(documentName, prefix.prefix, await rewritten());

@@ -123,9 +123,9 @@ export class Reporter {
     if (held.length > 0 && !this.options.quiet) {
       const where = this.warningsOut === null ? '--warnings FILE writes every one' : `every one is in ${this.options.warningsFile}`;
       for (const [code, n] of this.counts) {
-        this.write(`absolutize: [${code}] ${n} warning${n === 1 ? '' : 's'}${n > WARNINGS_SHOWN_PER_CODE ? `, the first ${WARNINGS_SHOWN_PER_CODE} shown` : ''}\n`);
+        this.write(`absolutize: [${code}] ${n.toLocaleString('en-US')} warning${n === 1 ? '' : 's'}${n > WARNINGS_SHOWN_PER_CODE ? `, the first ${WARNINGS_SHOWN_PER_CODE} shown` : ''}\n`);
       }
-      this.write(`absolutize: ${this.warnings} warnings in all (${where})\n`);
+      this.write(`absolutize: ${this.warnings.toLocaleString('en-US')} warnings in all (${where})\n`);
     }
     if (this.warningsOut !== null) {
       const out = this.warningsOut;
