@@ -26,10 +26,12 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { AbsError } from '../errors.ts';
 import { outputFileName } from '../http/output-name.ts';
-import { liveTemporaryFiles } from '../cli/atomic-file.ts';
+import { checkOutputPath, liveTemporaryFiles } from '../cli/atomic-file.ts';
 import type { CliIo } from '../cli/io.ts';
 import { report } from '../cli/io.ts';
 import { createProgress } from '../cli/progress.ts';
+import { wrapHelp } from '../cli/help.ts';
+import { configureReporter } from '../cli/reporter.ts';
 import { settingsOf } from '../cli/absolutize-command.ts';
 import { HTTP_HELP, HTTP_OPTIONS, createUrlJobRunner, hostKey, httpLimitsOf } from '../cli/fetch-command.ts';
 import { parseCommandLine, validateEncodingLabel } from '../cli/options.ts';
@@ -55,14 +57,16 @@ or an http(s) URL; "-" or --manifest - reads the lines from standard input) into
 input at a path derived only from the input; an output that exists is skipped, so a re-run after any
 failure is safe. Prints one JSON status line per input on standard output.
 
-Options (and every rewrite option of absolutize: --base, --type, --resolver, --charset, --explain, ...):
+Options (and every rewrite option of absolutize: -b/--base, -t/--type, --resolver, --charset, -e/--explain, ...):
   -o, --output OUTDIR   where outputs go (OUTDIR/PATH, OUTDIR/@root/ABSOLUTE-PATH, OUTDIR/@url/NAME)
   --shard I/N           take inputs I, I+N, I+2N, ... (0-based); default from SLURM_ARRAY_TASK_ID,
                         JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX, else 0/1
   --shards N            the shard count when the scheduler gives only the index
   --force               rewrite inputs whose output exists
   --links               write OUTPUT.links.jsonl next to each output
-  --jobs N              files rewritten at once (default: the cores Node may use)
+  -j, --jobs N          files rewritten at once (default: the cores Node may use)
+  -q, --quiet           errors only on standard error (the status lines still on standard output)
+  --warnings FILE       every warning as a JSON line (standard error shows 5 of each code, then counts)
 
 URL lines are retrieved under the HTTP options of absolutize URL...:
 ${HTTP_HELP}
@@ -126,6 +130,11 @@ export interface StatusLine {
   readonly output: string;
   readonly status: JobResult['status'];
   readonly code: string | null;
+  /**
+   * Why a failed input failed (job.ts, FailureKind): `input` and `output` fail again on a re-run as they are;
+   * `transient` is worth re-submitting. Absent in lines of older versions.
+   */
+  readonly kind?: JobResult['kind'] | undefined;
   readonly records: number;
   readonly rewritten: number;
   readonly bytesIn: number;
@@ -162,13 +171,15 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
       shards: { type: 'string' },
       force: { type: 'boolean', default: false },
       links: { type: 'boolean', default: false },
-      jobs: { type: 'string' },
+      jobs: { type: 'string', short: 'j' },
       help: { type: 'boolean', short: 'h', default: false },
-      base: { type: 'string' },
-      type: { type: 'string', default: 'auto' },
+      quiet: { type: 'boolean', short: 'q', default: false },
+      warnings: { type: 'string' },
+      base: { type: 'string', short: 'b' },
+      type: { type: 'string', short: 't', default: 'auto' },
       resolver: { type: 'string', default: 'browser' },
       charset: { type: 'string' },
-      explain: { type: 'boolean', default: false },
+      explain: { type: 'boolean', short: 'e', default: false },
       'exact-base': { type: 'boolean', default: false },
       fragments: { type: 'boolean', default: false },
       'lazy-load': { type: 'boolean', default: false },
@@ -177,9 +188,11 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
     },
   );
   if (values.help) {
-    io.stdout.write(BATCH_HELP);
+    io.stdout.write(wrapHelp(BATCH_HELP));
     return EX_OK;
   }
+  if (values.warnings !== undefined) await checkOutputPath(values.warnings, '--warnings');
+  configureReporter(io, values);
   const manifestArg = values.manifest ?? positionals[0];
   if (positionals.length > (values.manifest === undefined ? 1 : 0)) throw new AbsError('one MANIFEST (or --manifest), then options', 'ABS_ERR_USAGE');
   if (manifestArg === undefined) throw new AbsError('give MANIFEST (a file of inputs, one a line; - for standard input)', 'ABS_ERR_USAGE');
@@ -247,21 +260,26 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
   // URL lines: retrieved on this thread (the network waits, the pool rewrites files), one agent for the run.
   let fetcher: ReturnType<typeof createUrlJobRunner> | null = null;
   const byId = new Map<number, { input: string; output: string }>();
+  // Jobs are numbered in the order they are read (their reports come out in that order); the manifest index
+  // names their temporary files.
+  let sequence = 0;
   async function* source(): AsyncGenerator<FileJob> {
     for await (const { index, text } of inputLines(readLines(createReadStream(manifestPath), `manifest ${manifestArg}`))) {
       if (index % shard.count !== shard.index) continue;
       const o = outputOf(text, manifestDir, outDir);
       const temp = (suffix: string): string => join(tmpDir, `${index}.${randomBytes(8).toString('hex')}${suffix}`);
       if (o.url !== null) fetcher ??= createUrlJobRunner(io, progress, settings, charset, values.links, { limits: httpLimits, values });
-      byId.set(index, { input: text, output: o.output });
+      const id = sequence++;
+      byId.set(id, { input: text, output: o.output });
       yield {
-        id: index,
+        id,
         input: o.url ?? o.input,
         name: text,
         output: o.output,
         outputTemp: temp('.tmp'),
         links: values.links ? { path: `${o.output}.links.jsonl`, temp: temp('.links.tmp') } : null,
-        stderrPath: null,
+        // Reports (warnings, --explain) of a file job: a scratch file, appended in order through the reporter.
+        stderrPath: o.url !== null ? null : join(tmpDir, `${index}.${randomBytes(8).toString('hex')}.stderr`),
         type: o.url !== null ? 'url' : type === 'auto' ? 'sniff' : type,
         settings,
         skipExisting: !values.force,
@@ -273,6 +291,8 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
     summary = await runJobs(source(), {
       pool,
       progress,
+      ordered: { stderr: io.stderr, links: null },
+      noun: 'inputs',
       concurrency: jobs + httpLimits.maxConcurrentRequests,
       keyOf: (job) => (job.type === 'url' ? `url:${hostKey(job.input as string)}` : ''),
       perKey: (key) => (key === '' ? jobs : httpLimits.maxConnectionsPerOrigin),
@@ -285,7 +305,7 @@ async function batch(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv)
       onResult: async (job, r) => {
         const where = byId.get(job.id)!;
         byId.delete(job.id);
-        const line: StatusLine = { input: where.input, output: where.output, status: r.status, code: r.code, records: r.records, rewritten: r.rewritten, bytesIn: r.bytesIn, bytesOut: r.bytesOut, ms: r.ms, manifest: sha, shard: shardText };
+        const line: StatusLine = { input: where.input, output: where.output, status: r.status, code: r.code, ...(r.kind === null ? {} : { kind: r.kind }), records: r.records, rewritten: r.rewritten, bytesIn: r.bytesIn, bytesOut: r.bytesOut, ms: r.ms, manifest: sha, shard: shardText };
         const text = `${JSON.stringify(line)}\n`;
         if (!statusFile.write(text)) await once(statusFile, 'drain');
         if (!io.stdout.write(text)) await once(io.stdout, 'drain');

@@ -19,7 +19,7 @@ import { explainEncoding } from '../cli/explain-encoding.ts';
 import { isWarcFile } from '../cli/warc-command.ts';
 import type { AtomicFile } from '../cli/atomic-file.ts';
 import { revivePath, showPath } from './paths.ts';
-import { linkLine, warningLine } from './report-lines.ts';
+import { WARNING_RECORD_MARK, linkLine, warningLine, warningRecord } from './report-lines.ts';
 import type { FsPath } from './paths.ts';
 import { SNIFF_BYTES, createDocumentRewriter, typeOfBytes, typeOfName } from './rewriters.ts';
 import type { DocumentType, RewriteSettings } from './rewriters.ts';
@@ -164,7 +164,8 @@ async function rewrite(
             : (r: ReferenceRecord, part: string | null) => linkStream.write(linkLine(job.name, r, part)),
         onWarning: (w: HtmlWarning, part?: string) => {
           warnings++;
-          stderr.write(warningLine(job.name, w, part));
+          // A scratch file is read back by the main thread's reporter (run-jobs.ts): the record whole.
+          stderr.write(job.stderrPath === null ? warningLine(job.name, w, part) : `${WARNING_RECORD_MARK}${JSON.stringify(warningRecord(job.name, w, part))}\n`);
         },
         document: job.name,
         identity,

@@ -2,13 +2,14 @@
  * `absolutize [INPUT] [-o OUT] --url URL --base URL --type html|css|auto ...`: the main job (SPEC §7).
  * A Unix filter (stdin → stdout) or a file tool; the output is written atomically.
  */
-import { open, realpath } from 'node:fs/promises';
-import { resolve as resolvePath } from 'node:path';
-import { Writable } from 'node:stream';
+import { mkdir, open, realpath, stat } from 'node:fs/promises';
+import { basename, join, resolve as resolvePath, sep } from 'node:path';
+import { fstatSync } from 'node:fs';
+import { Transform, Writable } from 'node:stream';
 import type { Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BaseDecision } from '../base/base.ts';
-import { linkLine, warningLine } from '../batch/report-lines.ts';
+import { linkLine, warningLine, warningRecord } from '../batch/report-lines.ts';
 import { createDocumentRewriter, parseTypeOption, typeOfName } from '../batch/rewriters.ts';
 import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { AbsError } from '../errors.ts';
@@ -16,78 +17,97 @@ import { getResolver } from '../uri/index.ts';
 import { checkOutputPath, commitOutputs, createAtomicFile } from './atomic-file.ts';
 import { explainEncoding } from './explain-encoding.ts';
 import { PrefixKeeper, printHint, typeHint } from './hints.ts';
-import { directoryCommand, isDirectory } from './directory-command.ts';
+import { directoryCommand, isDirectory, isWithin } from './directory-command.ts';
 import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
 import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { parseCommandLine, parseResolverName, validateEncodingLabel } from './options.ts';
+import { PROGRESS_DELAY_MS, WARNINGS_SHOWN_PER_CODE, configureReporter, reporterOf } from './reporter.ts';
+import { progressText } from './progress.ts';
 import { WARC_HELP, WARC_OPTIONS, isWarcFile, isWarcName, warcCommand, warcPassOn } from './warc-command.ts';
 
-export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]
-       absolutize DIR -o OUTDIR [options]
+export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]          one document (none or "-": stdin)
+       absolutize DIR -o OUTDIR [options]    a tree: a mirror, a Maildir
        absolutize FILE... -o OUTDIR [options]
-       absolutize batch MANIFEST -o OUTDIR [options]   (see absolutize batch --help)
        absolutize URL... [-o FILE|DIR] [options]
+       absolutize batch MANIFEST -o OUTDIR   (absolutize batch --help)
+       absolutize batch-report OUTDIR        (absolutize batch-report --help)
+       absolutize resolve -b BASE REF...     (absolutize resolve --help)
 
-Rewrites every relative URL reference of an HTML or CSS document, a mail message, an MHTML file or an mbox
-archive to absolute form, leaving every other byte as it was. Reads INPUT (a file; "-" or none: standard
-input) and writes standard output or -o OUT. A directory is rewritten into OUTDIR as a whole tree: files
-typed by their extension (every file, with --type) are rewritten on all cores; other files are copied as is.
+Rewrites every relative URL reference of an HTML or CSS document, a mail message, an MHTML file, an mbox
+archive or a WARC/ARC crawl to absolute form, leaving every other byte as it was. Writes standard output or
+-o OUT. A directory is rewritten into OUTDIR as a whole tree: each file typed by its extension, else by its
+content as a browser sniffs it (HTML, CSS; every file as --type says, with --type); other files are copied.
 
 Options:
-  --url URL               the URL the document was retrieved from (base layer 4; the document's own URL)
-  --base URL              fallback base when nothing else gives one (base layer 5)
-  -o, --output FILE       write here (atomically) instead of standard output; never over INPUT
-  --type TYPE             html, css, mime (mail, MHTML), mbox, warc or auto (default: from the file extension —
-                          .css, .eml/.mht/.mhtml, .mbox, .warc/.arc[.gz] or WARC/ARC bytes — else html)
-  --resolver NAME         browser (WHATWG URL, as Chromium; default) or rfc3986
-  --charset LABEL         the document's encoding, as a transport charset would say (beats <meta>)
-  --links FILE|-          write one JSON line per reference; "-" without -o prints only the report
-  --explain               print the base decision and its chain to standard error
-  --exact-base            hold the whole document so that a late <base href> is honoured exactly
-  --fragments             absolutize fragment-only references (href="#x") too
-  --lazy-load             also rewrite data-src, data-srcset and data-original
-  --content-location      mail/MHTML: also write relative Content-Location headers as absolute URLs
-  --jobs N                DIR, FILE...: files rewritten at once (default: the number of cores)
-  --host-dirs             DIR is a wget/HTTrack mirror: its first directories are hosts
-                          (DIR/example.com/a.html is https://example.com/a.html; --scheme http for http:)
+  -u, --url URL           the URL the document was retrieved from (its own URL);
+                          for DIR or FILE...: the URL of DIR (or of --root)
+  -b, --base URL          fallback base when nothing else gives one
+  -o, --output FILE|DIR   write here (atomically), never over INPUT; a name that ends in "/" (or an existing
+                          directory) is a directory: the output is DIR/NAME-OF-INPUT
+  -t, --type TYPE         html, css, mime (mail, MHTML), mbox, warc or auto (default: by extension — .css,
+                          .eml/.mht/.mhtml, .mbox, .warc/.arc[.gz] — else by content, else html)
+  -l, --links FILE|-      write one JSON line per reference; "-" without -o prints only the report
+  -e, --explain           print the base decision and its chain to standard error
+  -q, --quiet             errors only: no warnings, hints, progress or summary
+      --warnings FILE     write every warning as a JSON line (standard error shows the first
+                          ${WARNINGS_SHOWN_PER_CODE} of each code, then a count per code)
+  -j, --jobs N            DIR, FILE...: files rewritten at once (default: the number of cores)
+      --root DIR          FILE... with --url: each file's URL is --url plus its path below DIR
+                          (default: the current directory)
+      --host-dirs         DIR is a wget/HTTrack mirror: its first directories are hosts
+                          (DIR/example.com/a.html is https://example.com/a.html; a "?" in a name
+                          starts the query; --scheme http for http:)
+      --resolver NAME     browser (WHATWG URL, as Chromium; default) or rfc3986
+      --charset LABEL     the document's encoding, as a transport charset would say (beats <meta>)
+      --exact-base        hold the whole document so that a late <base href> is honoured exactly
+      --fragments         absolutize fragment-only references (href="#x") too
+      --lazy-load         also rewrite data-src, data-srcset and data-original
+      --content-location  mail/MHTML: also write relative Content-Location headers as absolute URLs
   -h, --help              this help
   -V, --version           print the version
 
+On a terminal, a run longer than ${PROGRESS_DELAY_MS / 1000} s shows a progress line (bytes of the total, rate, time
+left); a run over more than one document or record ends with a summary line.
 ${FETCH_HELP}
 ${WARC_HELP}
 Exit status: 0 success, 1 an input could not be processed, 2 usage error.
 
 Examples:
-  absolutize page.html --url https://example.com/docs/page.html -o page.abs.html
-  curl -s https://example.com/ | absolutize --url https://example.com/ --links - > links.jsonl
-  absolutize style.css --type css --url https://example.com/css/style.css
+  absolutize page.html -u https://example.com/docs/page.html -o page.abs.html
+  curl -s https://example.com/ | absolutize -u https://example.com/ -l -
+  absolutize style.css -t css -u https://example.com/css/style.css
   absolutize saved.mhtml --explain -o saved.abs.mhtml
-  absolutize archive.mbox --base thismessage:/ --links links.jsonl -o archive.abs.mbox
-  absolutize mirror/example.com/ --url https://example.com/ -o offline/ --links links.jsonl
+  absolutize archive.mbox -b thismessage:/ -l links.jsonl -o archive.abs.mbox
+  absolutize mirror/example.com/ -u https://example.com/ -o offline/
+  absolutize mirror/ --host-dirs -o offline/ -q --warnings warnings.jsonl
+  absolutize site/*.html -u https://example.com/ --root site -o out/
   absolutize https://example.com/docs/ --explain -o page.html
-  absolutize --input-list urls.txt -o mirror/ --links links.jsonl
-  absolutize resolve --base https://example.com/a/b ../c      (see absolutize resolve --help)
+  absolutize --input-list urls.txt -o mirror/ -l links.jsonl
+  absolutize resolve -b https://example.com/a/b ../c
 `;
 
 export async function absolutizeCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandLine(
     argv,
     {
-      url: { type: 'string' },
-      base: { type: 'string' },
+      url: { type: 'string', short: 'u' },
+      base: { type: 'string', short: 'b' },
       output: { type: 'string', short: 'o' },
-      type: { type: 'string', default: 'auto' },
+      type: { type: 'string', short: 't', default: 'auto' },
       resolver: { type: 'string', default: 'browser' },
       charset: { type: 'string' },
-      links: { type: 'string' },
-      explain: { type: 'boolean', default: false },
+      links: { type: 'string', short: 'l' },
+      explain: { type: 'boolean', short: 'e', default: false },
+      quiet: { type: 'boolean', short: 'q', default: false },
+      warnings: { type: 'string' },
+      root: { type: 'string' },
       'exact-base': { type: 'boolean', default: false },
       fragments: { type: 'boolean', default: false },
       'lazy-load': { type: 'boolean', default: false },
       'content-location': { type: 'boolean', default: false },
-      jobs: { type: 'string' },
+      jobs: { type: 'string', short: 'j' },
       'host-dirs': { type: 'boolean', default: false },
       scheme: { type: 'string' },
       ...FETCH_OPTIONS,
@@ -95,6 +115,24 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     },
     ['help', 'version'],
   );
+  // --type is checked first, whatever the input: its error names every type.
+  parseTypeOption(values.type);
+  if (values.warnings !== undefined) {
+    if (values.warnings === '-' || positionals.includes(values.warnings)) throw new AbsError(`--warnings ${values.warnings}: give a file that is not an input`, 'ABS_ERR_USAGE');
+    if (values.output !== undefined && (await samePath(values.output, values.warnings))) throw new AbsError(`--warnings ${values.warnings} and -o ${values.output} are one file: give each its own`, 'ABS_ERR_USAGE');
+    await checkOutputPath(values.warnings, '--warnings');
+    if (positionals.length === 1 && (await isDirectory(positionals[0])) && isWithin(resolvePath(values.warnings), await realpath(positionals[0]!))) {
+      throw new AbsError(`--warnings ${values.warnings} is inside the input ${positionals[0]}: absolutize never writes into its input`, 'ABS_ERR_USAGE');
+    }
+  }
+  configureReporter(io, values);
+  if (values.root !== undefined && (values.url === undefined || positionals.length < 2 && !(await isFile(positionals[0])))) {
+    throw new AbsError('--root applies to FILE... with --url (each file\'s URL is --url plus its path below --root)', 'ABS_ERR_USAGE');
+  }
+  // -o DIR/ (or an existing directory) for one input: DIR/NAME-OF-INPUT, DIR made if missing (as cp and curl -O).
+  if (values.output !== undefined && positionals.length <= 1 && !(await isDirectory(positionals[0])) && !/^https?:/i.test(positionals[0] ?? '')) {
+    values.output = await outputInDirectory(positionals[0] ?? '-', values.output);
+  }
   if (isFetchInvocation(positionals, values)) {
     const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
     return fetchCommand(positionals, values, io, { resolver: getResolver(parseResolverName(values.resolver)), charset });
@@ -129,6 +167,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
         inputs: positionals,
         output: values.output,
         url: values.url,
+        root: values.root,
         hostDirs: values['host-dirs'] ? scheme : null,
         links: values.links,
         jobs: values.jobs,
@@ -155,6 +194,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   const reportOnly = values.links === '-' && values.output === undefined;
 
   // Set up: links report, output, rewriter.
+  const started = performance.now();
   const documentName = input;
   let links: LinkSink | null = null;
   if (values.links === '-') {
@@ -167,15 +207,23 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   // ("3:2.1" is part 2.1 of the third message).
   let rewriter: Duplex;
   let rewritten: () => Promise<number>;
+  let records: () => Promise<number>;
+  const reporter = reporterOf(io);
+  let warnings = 0;
   try {
     const documentRewriter = createDocumentRewriter(type, settingsOf(values, charset), {
       onReference: links === null ? undefined : (r, part) => links.write(linkLine(documentName, r, part)),
-      onWarning: (w, part) => io.stderr.write(warningLine(documentName, w, part)),
+      onWarning: (w, part) => {
+        warnings++;
+        if (reporter !== undefined) reporter.warning(warningRecord(documentName, w, part));
+        else io.stderr.write(warningLine(documentName, w, part));
+      },
       onBase: values.explain ? (d, what) => explain(io, what === null ? documentName : `${documentName} ${what}`, d) : undefined,
       onEncoding: values.explain ? (e, what) => explainEncoding(io, what === null ? documentName : `${documentName} ${what}`, e, what === null ? '--charset' : "the part's Content-Type charset") : undefined,
     });
     rewriter = documentRewriter.stream;
     rewritten = async () => (await documentRewriter.stats()).rewritten;
+    records = async () => (await documentRewriter.stats()).records;
   } catch (err) {
     await links?.abort();
     throw err;
@@ -193,8 +241,15 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   const prefix = new PrefixKeeper();
   // Open the input before anything is created, so that a missing input leaves no output behind.
   let source: Readable;
+  let total: number | null = input === '-' ? sizeOfStandardInput(io) : null;
   try {
-    source = input === '-' ? (io.stdin as Readable) : (await open(input, 'r')).createReadStream();
+    if (input === '-') source = io.stdin as Readable;
+    else {
+      const handle = await open(input, 'r');
+      const st = await handle.stat();
+      total = st.isFile() ? st.size : null;
+      source = handle.createReadStream();
+    }
   } catch (err) {
     await output?.abort();
     await links?.abort();
@@ -205,7 +260,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   try {
     sink.once('error', () => (sinkFailedFirst ??= true));
     source.once('error', () => (sinkFailedFirst ??= false));
-    await pipeline(source, prefix, rewriter, sink, { end: sink !== io.stdout });
+    await pipeline(source, progressCounter(io, total, type, rewriter), prefix, rewriter, sink, { end: sink !== io.stdout });
   } catch (err) {
     await output?.abort();
     await links?.abort();
@@ -221,6 +276,12 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     throw err;
   }
   if (!(await commitOutputs(io, output, links))) return EXIT_INPUT;
+  // A run over more than one document (the messages of an mbox) ends with a summary line, as a directory run does.
+  const n = await records();
+  if (n > 1) {
+    const seconds = (performance.now() - started) / 1000;
+    io.stderr.write(`absolutize: ${n.toLocaleString('en-US')} ${type === 'mbox' ? 'messages' : 'documents'}, ${(await rewritten()).toLocaleString('en-US')} references rewritten, ${warnings.toLocaleString('en-US')} warning${warnings === 1 ? '' : 's'} in ${seconds.toFixed(1)} s\n`);
+  }
   if (values.type === 'auto' && type === 'html') {
     const hint = typeHint(documentName, prefix.prefix, await rewritten());
     if (hint !== null) printHint(io, hint);
@@ -228,9 +289,67 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   return EXIT_OK;
 }
 
+/** The size of standard input where it is a regular file (`absolutize < big.html`), for the progress line. */
+function sizeOfStandardInput(io: CliIo): number | null {
+  const fd = (io.stdin as { fd?: number }).fd;
+  if (fd === undefined) return null;
+  try {
+    const st = fstatSync(fd);
+    return st.isFile() ? st.size : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A pass-through that counts the bytes read, for the progress line of one document (reporter.ts: on a terminal,
+ * once the run is PROGRESS_DELAY_MS old): bytes of the total, rate, time left, and an mbox's messages so far.
+ */
+function progressCounter(io: CliIo, total: number | null, type: DocumentType, rewriter: Duplex): Transform {
+  const reporter = reporterOf(io);
+  const started = performance.now();
+  let bytes = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (reporter?.showsProgress === true) {
+        const messages = type === 'mbox' ? (rewriter as { messages?: number }).messages : undefined;
+        reporter.progress(progressText({ bytes, total, started, count: messages === undefined ? undefined : { n: messages, noun: 'messages' } }));
+      }
+      callback(null, chunk);
+    },
+  });
+}
+
 function inputType(value: string, input: string): DocumentType {
-  const type = parseTypeOption(value, ['html', 'css', 'mime', 'mbox']);
+  const type = parseTypeOption(value);
   return type !== 'auto' ? type : (typeOfName(input) ?? 'html');
+}
+
+/**
+ * `-o OUT` for one input: OUT itself, or — when OUT ends in "/" or is a directory — OUT/NAME-OF-INPUT, the
+ * directory made if missing (only once the input is known to be there, so that a typo leaves nothing behind).
+ */
+async function outputInDirectory(input: string, output: string): Promise<string> {
+  const slash = output.endsWith('/') || output.endsWith(sep);
+  if (!slash && !(await isDirectory(output))) return output;
+  if (input === '-') throw new AbsError(`-o ${output} is a directory: standard input has no name to write under; give -o FILE`, 'ABS_ERR_USAGE');
+  try {
+    await stat(input);
+  } catch (err) {
+    throw new AbsError(`${input}: ${(err as Error).message}`, 'ABS_ERR_INPUT');
+  }
+  try {
+    await mkdir(output, { recursive: true });
+  } catch (err) {
+    throw new AbsError(`-o ${output}: ${(err as Error).message}`, 'ABS_ERR_OUTPUT');
+  }
+  return join(output, basename(input));
+}
+
+async function isFile(input: string | undefined): Promise<boolean> {
+  if (input === undefined || input === '-') return false;
+  return (await stat(input).catch(() => null))?.isFile() === true;
 }
 
 /** The rewrite options of the one-document command, as plain data (what each job of a batch gets too). */

@@ -15,13 +15,13 @@
 import { mkdir, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
 import { AbsError } from '../errors.ts';
 import type { FileJob, JobType } from '../batch/job.ts';
 import { fsPathOf, joinPath, relativeBytes, showPath } from '../batch/paths.ts';
 import type { FsPath } from '../batch/paths.ts';
 import { createJobPool, parseJobs } from '../batch/pool.ts';
-import { typeOfName } from '../batch/rewriters.ts';
+import { isSniffed, sniffFile, typeOfMirrorName } from '../batch/sniff.ts';
 import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { runJobs } from '../batch/run-jobs.ts';
 import { summaryLine } from '../batch/summary.ts';
@@ -30,6 +30,8 @@ import { copiedMailHint, printHint } from './hints.ts';
 import type { Hint } from './hints.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
+import { readHttrackProject } from './httrack.ts';
+import type { HttrackProject } from './httrack.ts';
 import { createProgress } from './progress.ts';
 
 export interface DirectoryOptions {
@@ -37,6 +39,8 @@ export interface DirectoryOptions {
   readonly inputs: readonly string[];
   readonly output: string;
   readonly url: string | undefined;
+  /** `--root DIR` (FILE... with a --url that ends in "/"): file URLs and outputs are paths below it; default: the current directory. */
+  readonly root?: string | undefined;
   /** `--host-dirs`: the scheme of the URLs made from host directories; null without it. */
   readonly hostDirs: 'http' | 'https' | null;
   readonly links: string | undefined;
@@ -60,8 +64,22 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
   const several = o.inputs.length > 1 || !(await isDirectory(o.inputs[0]));
   const linksPath = o.links === undefined || o.links === '-' ? null : resolvePath(o.links);
   let inputDir = '';
+  // --host-dirs on an HTTrack project: each file's URL from the project's log (httrack.ts), its name renamed.
+  let httrack: HttrackProject | null = null;
+  // FILE... with a --url that ends in "/" is a directory run over those files: each file's URL is the URL plus
+  // its path below --root (default: the current directory), and its output that path below OUTDIR.
+  const rootDir = several && o.url?.endsWith('/') === true ? resolvePath(o.root ?? '.') : null;
+  if (o.root !== undefined && rootDir === null) throw new AbsError(`--root needs a --url that ends in "/" (the URL of ${o.root})`, 'ABS_ERR_USAGE');
+  const relOfInput = (input: string): string => {
+    if (rootDir === null) return basename(input);
+    const rel = relative(rootDir, resolvePath(input));
+    if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+      throw new AbsError(`${input} is not below ${o.root ?? 'the current directory'}: give --root DIR, the directory whose URL --url ${o.url} is`, 'ABS_ERR_USAGE');
+    }
+    return rel.split(sep).join('/');
+  };
   if (several) {
-    // Each file into OUTDIR under its own name: no two the same, none an input, --links none of them.
+    // Each file into OUTDIR under its own name (its path below --root): no two the same, none an input, --links none of them.
     const names = new Map<string, string>();
     const inputs = new Set<string>();
     for (const input of o.inputs) {
@@ -69,7 +87,7 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
       inputs.add(await realpath(input).catch(() => resolvePath(input)));
     }
     for (const input of o.inputs) {
-      const target = join(outputReal, basename(input));
+      const target = join(outputReal, relOfInput(input));
       const earlier = names.get(target);
       if (earlier !== undefined) throw new AbsError(`${earlier} and ${input} would both be written to ${target}`, 'ABS_ERR_USAGE');
       if (inputs.has(target)) throw new AbsError(`-o ${o.output}: ${input} would be written over the input ${target}`, 'ABS_ERR_USAGE');
@@ -80,6 +98,10 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
     }
   } else {
     inputDir = await realpath(o.inputs[0]!);
+    if (o.hostDirs !== null) {
+      await checkHostDirs(o.inputs[0]!);
+      httrack = await readHttrackProject(o.inputs[0]!);
+    }
     if (isWithin(outputReal, inputDir) || isWithin(inputDir, outputReal)) {
       throw new AbsError(`-o ${o.output} and ${o.inputs[0]} overlap: absolutize never writes over (or into) its input`, 'ABS_ERR_USAGE');
     }
@@ -119,14 +141,17 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
     };
   };
   const fileUrl = (rel: Buffer): string | null => {
-    if (o.hostDirs !== null) return hostDirUrl(o.hostDirs, rel);
-    return dirUrl === undefined ? o.settings.url : new URL(encodePath(rel), dirUrl).href;
+    if (o.hostDirs !== null) return httrack?.urls.get(showPath(rel)) ?? hostDirUrl(o.hostDirs, rel);
+    return dirUrl === undefined ? o.settings.url : new URL(encodeWithQuery(rel), dirUrl).href;
   };
   async function* source(): AsyncGenerator<FileJob> {
     if (several) {
       for (const input of o.inputs) {
-        const type = o.every ?? typeOfName(input) ?? 'html';
-        yield jobOf({ path: input, rel: Buffer.from(basename(input)) }, type, o.settings.url);
+        const rel = Buffer.from(relOfInput(input));
+        if (rootDir !== null && rel.includes(0x2f)) await mkdir(join(outputDir, dirname(relOfInput(input))), { recursive: true });
+        // A file named on the command line is a document: by name, else by content, else HTML.
+        const type = o.every ?? typeOfMirrorName(input) ?? (await sniffFile(input)) ?? 'html';
+        yield jobOf({ path: input, rel }, type, rootDir === null ? o.settings.url : fileUrl(rel));
       }
       return;
     }
@@ -135,7 +160,9 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
       else if ('skipped' in item) {
         progress.line(`absolutize: warning [not-a-regular-file] ${showPath(item.skipped)}: a symbolic link or special file, not followed or copied\n`);
       } else {
-        const type = o.every ?? typeOfName(showPath(item.rel)) ?? 'copy';
+        // By name (before any "?" of a wget name), else by content as a browser sniffs it, else copied.
+        const name = showPath(item.rel);
+        const type = o.every ?? typeOfMirrorName(name) ?? (isSniffed(name) ? await sniffFile(item.path) : null) ?? 'copy';
         if (type === 'copy' && mailHint === null) mailHint = await copiedMailHint(item.path, showPath(item.path));
         yield jobOf(item, type, type === 'copy' ? null : fileUrl(item.rel));
       }
@@ -149,6 +176,12 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
     failed = summary.failed;
     await links?.commit();
     if (mailHint !== null) printHint(io, mailHint);
+    if (httrack !== null && !httrack.originalLinks) {
+      printHint(io, {
+        code: 'httrack-local-links',
+        message: `${o.inputs[0]} is an HTTrack project made without -K4: HTTrack rewrote its pages' links to the names it saved files under (p4658.html for /p.html?page=2), and made absolute they name files the site does not have; mirror again with httrack -K4 (original links) and rewrite that`,
+      });
+    }
     io.stderr.write(summaryLine(summary));
   } catch (err) {
     await links?.abort();
@@ -214,21 +247,71 @@ function encodePath(rel: Buffer): string {
   return percentEncode(rel, PATH_KEEP).replace(/^([^/]*:)/, './$1');
 }
 
-/** `--host-dirs`: `example.com/a/b.html` → `https://example.com/a/b.html`; `page.php?x=1` → `page.php?x=1` (a query). */
+/**
+ * A path below the directory as a relative URL: a "?" in the last name starts the query, as wget names the page
+ * of `/p.html?page=2` `p.html?page=2` (every other byte a URL cannot hold as it is, percent-encoded).
+ */
+function encodeWithQuery(rel: Buffer): string {
+  const { path, query } = splitQuery(rel);
+  return `${encodePath(path)}${query}`;
+}
+
+function splitQuery(rel: Buffer): { path: Buffer; query: string } {
+  const q = rel.indexOf(0x3f, rel.lastIndexOf(0x2f) + 1);
+  return q === -1 ? { path: rel, query: '' } : { path: rel.subarray(0, q), query: `?${percentEncode(rel.subarray(q + 1), QUERY_KEEP)}` };
+}
+
+/**
+ * `--host-dirs`: `example.com/a/b.html` → `https://example.com/a/b.html`; `page.php?x=1` → `page.php?x=1` (a
+ * query). A port is written as wget writes it (`127.0.0.1:8080`; `+` where `:` cannot be in a name) or as HTTrack
+ * does (`127.0.0.1_8080`).
+ */
 export function hostDirUrl(scheme: 'http' | 'https', rel: Buffer): string | null {
   const slash = rel.indexOf(0x2f);
   if (slash <= 0) return null; // a file directly in DIR has no host
-  const host = rel.subarray(0, slash).toString('utf8');
-  const rest = rel.subarray(slash);
-  const lastSlash = rest.lastIndexOf(0x2f);
-  const q = rest.indexOf(0x3f, lastSlash);
-  const path = q === -1 ? rest : rest.subarray(0, q);
-  const query = q === -1 ? '' : `?${percentEncode(rest.subarray(q + 1), QUERY_KEEP)}`;
+  const host = hostOfDirName(rel.subarray(0, slash).toString('utf8'));
+  if (host === null) return null;
+  const { path, query } = splitQuery(rel.subarray(slash));
   try {
     return new URL(`${scheme}://${host}${percentEncode(path, PATH_KEEP)}${query}`).href;
   } catch {
     return null;
   }
+}
+
+/**
+ * The host (and port) a mirror's top directory names, or null if the name is not a host name: a domain name
+ * with a dot, `localhost`, an IPv4 or bracketed IPv6 address; a port after `:`, `+` (wget) or `_` (HTTrack).
+ */
+export function hostOfDirName(name: string): string | null {
+  const m = /^(.+?)(?:[:+_](\d{1,5}))?$/.exec(name);
+  if (m === null) return null;
+  const host = m[1]!;
+  const port = m[2] === undefined ? '' : `:${m[2]}`;
+  const named = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p{N}-]*[\p{L}\p{N}]\.?$/u.test(host) && !/^\d+(?:\.\d+)*$/.test(host);
+  const ipv4 = /^(?:\d{1,3}\.){3}\d{1,3}$/.test(host);
+  if (!(named || ipv4 || host === 'localhost' || /^\[[0-9a-f:.]+\]$/i.test(host))) return null;
+  try {
+    return new URL(`http://${host}${port}/`).host;
+  } catch {
+    return null;
+  }
+}
+
+/** What HTTrack writes beside the host folders of a project (not hosts). */
+const HTTRACK_ENTRIES = new Set(['hts-cache', 'hts-tmp']);
+
+/**
+ * `--host-dirs` on a folder whose folders are not host names (the host folder itself, say: its `docs/` would be
+ * the host `https://docs/`) is refused, with what to give instead.
+ */
+async function checkHostDirs(dir: string): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const bad = entries.filter((e) => e.isDirectory() && !HTTRACK_ENTRIES.has(e.name) && hostOfDirName(e.name) === null).map((e) => e.name);
+  if (bad.length === 0) return;
+  const self = hostOfDirName(basename(resolvePath(dir)));
+  const instead = self !== null ? `; ${dir} looks like a host folder itself: give it with --url https://${self}/ instead of --host-dirs, or give the folder that holds it` : '; give the folder that holds the host folders (as wget -m makes it), or this one with --url URL';
+  throw new AbsError(`--host-dirs: ${dir} holds ${bad.slice(0, 3).map((b) => `${b}/`).join(', ')}${bad.length > 3 ? ` and ${bad.length - 3} more` : ''}, not host names${instead}`, 'ABS_ERR_USAGE');
 }
 
 /** Whether INPUT names a directory (a file, "-", or a missing path does not). */

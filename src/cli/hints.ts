@@ -10,7 +10,7 @@ import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import type { CliIo } from './io.ts';
 
-export type HintCode = 'looks-like-css' | 'looks-like-mail' | 'looks-like-mbox';
+export type HintCode = 'looks-like-css' | 'looks-like-mail' | 'looks-like-mbox' | 'httrack-local-links';
 
 export interface Hint {
   readonly code: HintCode;
@@ -95,7 +95,9 @@ export function printHint(io: CliIo, hint: Hint): void {
  * does, the hint that `--type` rewrites them; null otherwise. Reads at most HINT_PREFIX_BYTES of the file.
  */
 export async function copiedMailHint(path: string | Buffer, shown: string): Promise<Hint | null> {
-  if (basename(shown).includes('.') && !/:2,[A-Za-z]*$/.test(shown)) return null;
+  // A Maildir message: in new/ or cur/ (a delivered message in new/ has no ":2," flags yet), or flagged ":2,".
+  const inMaildir = /(?:^|\/)(?:new|cur)\/[^/]+$/.test(shown) || /:2,[A-Za-z]*$/.test(shown);
+  if (basename(shown).includes('.') && !inMaildir) return null;
   const prefix = Buffer.alloc(HINT_PREFIX_BYTES);
   let length = 0;
   try {

@@ -41,7 +41,9 @@ export function installInterruptHandlers(stderr: NodeJS.WritableStream & { fd?: 
       }
       const total = runProgress.total === null ? '?' : String(runProgress.total);
       // Written synchronously: the process ends right after.
-      const line = `absolutize: interrupted: ${runProgress.written} of ${total} written\n`;
+      // On a terminal, the progress line (reporter.ts) is erased first.
+      const erase = (stderr as { isTTY?: boolean }).isTTY === true ? '\r\x1b[K' : '';
+      const line = `${erase}absolutize: interrupted: ${runProgress.written} of ${total} written\n`;
       try {
         (stderr as { write(s: string): boolean }).write(line);
       } catch {

@@ -8,6 +8,7 @@ import { getResolver } from '../uri/index.ts';
 import type { ResolverName } from '../uri/index.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
+import { wrapHelp } from './help.ts';
 import { parseCommandLine, parseResolverName, validateEncodingLabel } from './options.ts';
 
 export const RESOLVE_HELP = `Usage: absolutize resolve --base BASE [options] REF...
@@ -15,30 +16,30 @@ export const RESOLVE_HELP = `Usage: absolutize resolve --base BASE [options] REF
 Resolves each reference against BASE and prints one URL per line, in order.
 
 Options:
-  --base URL              the base URL (required)
-  --resolver NAME         browser (WHATWG URL, as Chromium; default) or rfc3986 (RFC 3986 §5.2, no normalization)
-  --encoding LABEL        document encoding for the query (browser resolver), e.g. windows-1252, shift_jis
-  --json                  print a JSON object per reference: {"reference","kind","href"}
+  -b, --base URL          the base URL (required)
+  -r, --resolver NAME     browser (WHATWG URL, as Chromium; default) or rfc3986 (RFC 3986 §5.2, no normalization)
+      --encoding LABEL    document encoding for the query (browser resolver), e.g. windows-1252, shift_jis
+      --json              print a JSON object per reference: {"reference","kind","href"}
   -h, --help              this help
 
 A reference that cannot be resolved is printed unchanged, with a warning on stderr; the exit code is then 1.
 
 Examples:
-  absolutize resolve --base http://a/b/c/d;p?q ../g ?y '#s'
+  absolutize resolve -b 'http://a/b/c/d;p?q' ../g '?y' '#s'
   absolutize resolve --resolver rfc3986 --base 'http://a/b/c/d;p?q' http:g
   absolutize resolve --encoding shift_jis --base http://example.jp/ '?q=日本'
 `;
 
 export async function resolveCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, {
-    base: { type: 'string' },
-    resolver: { type: 'string', default: 'browser' },
+    base: { type: 'string', short: 'b' },
+    resolver: { type: 'string', short: 'r', default: 'browser' },
     encoding: { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   });
   if (values.help) {
-    io.stdout.write(RESOLVE_HELP);
+    io.stdout.write(wrapHelp(RESOLVE_HELP));
     return EXIT_OK;
   }
   if (values.base === undefined) throw new AbsError('resolve needs --base BASE (see absolutize resolve --help)', 'ABS_ERR_USAGE');

@@ -6,7 +6,9 @@ import { AbsError } from '../errors.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { MAIN_HELP, absolutizeCommand } from './absolutize-command.ts';
+import { wrapHelp } from './help.ts';
 import { nearestFlag } from './options.ts';
+import { Reporter } from './reporter.ts';
 import { resolveCommand } from './resolve-command.ts';
 
 export const HELP: string = MAIN_HELP;
@@ -17,7 +19,25 @@ export function version(): string {
   return pkg.version;
 }
 
-export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+/**
+ * Runs one command. Everything it writes to standard error passes through the run's reporter (reporter.ts):
+ * warnings counted by code, the progress line, --quiet and --warnings FILE; the reporter ends the run (the
+ * progress line erased, the counts of warnings held back, the warnings file committed).
+ */
+export async function run(argv: readonly string[], processIo: CliIo): Promise<number> {
+  const reporter = new Reporter(processIo.stderr);
+  const io: CliIo = { ...processIo, stderr: reporter.stream };
+  let code = await dispatch(argv, io);
+  try {
+    await reporter.finish();
+  } catch (err) {
+    report(io, 'error', 'ABS_ERR_OUTPUT', `--warnings: ${(err as Error).message}`);
+    code = code === EXIT_OK ? EXIT_INPUT : code;
+  }
+  return code;
+}
+
+async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     const [first, ...rest] = argv;
     if (first === 'resolve') return await resolveCommand(rest, io);
@@ -25,7 +45,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (first === 'batch-report') return await (await import('../batch/batch-report.ts')).batchReportCommand(rest, io);
     if (first !== undefined) mistypedCommand(first);
     if (argv.includes('-h') || argv.includes('--help')) {
-      io.stdout.write(HELP);
+      io.stdout.write(wrapHelp(HELP));
       return EXIT_OK;
     }
     if (argv.includes('-V') || argv.includes('--version')) {

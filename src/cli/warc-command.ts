@@ -3,7 +3,7 @@
  * `--type warc`, the extension (.warc, .arc, either .gz) or the first bytes. Writes WARC (ARC input too), or with
  * `--links -` and no -o only the report. Progress (records, MB, rate) on a terminal.
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -19,7 +19,7 @@ import { commitOutputs, createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
-import { createProgress } from './progress.ts';
+import { createProgress, progressText } from './progress.ts';
 
 /** The options only WARC input takes (merged into the main command's parseArgs table). */
 export const WARC_OPTIONS = {
@@ -120,7 +120,9 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
   const sink: NodeJS.WritableStream | null = reportOnly ? null : output !== null ? output.stream : io.stdout;
 
   const progress = createProgress(io, true);
-  const started = Date.now();
+  // The progress line (progress.ts): bytes read of the file's size, rate, time left, records.
+  const total = input === '-' ? null : ((await stat(input).catch(() => null))?.size ?? null);
+  const progressStarted = performance.now();
   let lastDraw = 0;
   try {
     const summary = await rewriteWarcStream(source, sink, {
@@ -145,12 +147,11 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
         const now = Date.now();
         if (now - lastDraw < 200) return;
         lastDraw = now;
-        const seconds = Math.max(0.001, (now - started) / 1000);
-        progress.update(`absolutize: ${p.records} records, ${(p.bytesIn / 1e6).toFixed(1)} MB, ${(p.bytesIn / 1e6 / seconds).toFixed(1)} MB/s`);
+        progress.update(progressText({ bytes: p.bytesIn, total, started: progressStarted, count: { n: p.records, noun: 'records' } }));
       },
     }, sink !== io.stdout);
     progress.done();
-    if (values.explain === true) {
+    if (values.explain === true || summary.records > 1) {
       progress.line(`absolutize: ${input}: ${summary.records} records, ${summary.rewritten} rewritten, ${summary.references} references changed, ${summary.bytesIn} bytes in, ${summary.bytesOut} out, ${summary.warnings} warnings`);
     }
   } catch (err) {

@@ -30,6 +30,11 @@ export interface CssStreamOptions {
   readonly fallback?: string | null | undefined;
   /** The base of the entity that contains the stylesheet (a MIME part). */
   readonly encapsulating?: BaseDecision | null | undefined;
+  /**
+   * The base decision already made for the stylesheet's own entity (a MIME part with its Content-Location):
+   * used as it is, so that the link report names the layer that gave it, as --explain does. Beats the layers above.
+   */
+  readonly base?: BaseDecision | undefined;
   readonly resolver?: Resolver | undefined;
   /** The transport charset (`Content-Type` charset or `--charset`). */
   readonly charset?: string | undefined;
@@ -122,7 +127,7 @@ export class CssRewriterStream extends Transform {
     this.transcoder = transcoderFor(sniffed.encoding);
     this.codec = this.transcoder.codec;
     const o = this.options;
-    this.base = establishBase({ fallback: o.fallback, retrieval: o.retrieval, encapsulating: o.encapsulating });
+    this.base = o.base ?? establishBase({ fallback: o.fallback, retrieval: o.retrieval, encapsulating: o.encapsulating });
     this.policy = new ReferencePolicy(this.base, {
       resolver: o.resolver ?? browserResolver,
       encoding: this.transcoder.queryEncoding,

@@ -281,7 +281,7 @@ export class MimePartRewriter implements ScanHandler {
       return { entity: held.entity, part: new StreamedPart(html, held.encoding), stats: () => html.stats, ended: false };
     }
     const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
-    const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding });
+    const css = createCssRewriter({ charset, base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding });
     return { entity: held.entity, part: new StreamedPart(css, held.encoding), stats: () => css.stats, ended: false };
   }
 
@@ -338,7 +338,7 @@ export class MimePartRewriter implements ScanHandler {
       count = r.stats.rewritten;
     } else {
       const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
-      const css = createCssRewriter({ charset, encapsulating: base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)) });
+      const css = createCssRewriter({ charset, base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)) });
       const out: Buffer[] = [];
       css.on('data', (c: Buffer) => out.push(c));
       await new Promise<void>((resolve, reject) => {

@@ -233,7 +233,7 @@ describe('several inputs, mirrors, names as bytes', () => {
     expect(http.status).toBe(0);
     expect(readFileSync(join(root, 'out-http', 'example.com', 'index.html'), 'utf8')).toBe('<a href="http://example.com/docs/page.html">d</a>');
     expect(readFileSync(join(root, 'out-http', 'cdn.example.net', 'style.css'), 'utf8')).toBe('p { background: url(http://cdn.example.net/i/bg.png) }');
-    // Without --type, a name with no document extension is copied as it is.
-    expect(http.stderr).toMatch(/^absolutize: 3 rewritten, 0 unchanged, 1 copied, /);
+    // Without --type, a name with no document extension is typed by its content (issue 21): search.php?q=café is HTML.
+    expect(http.stderr).toMatch(/^absolutize: 4 rewritten, 0 unchanged, 0 copied, /);
   });
 });

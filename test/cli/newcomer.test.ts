@@ -62,9 +62,9 @@ describe('option typos', () => {
   });
 
   it('name the flag whose value is missing or not wanted', () => {
-    expect(usageLine(['examples/page.html', '--url'])).toBe('absolutize: error [ABS_ERR_USAGE] --url needs a value');
+    expect(usageLine(['examples/page.html', '--url'])).toBe('absolutize: error [ABS_ERR_USAGE] -u/--url needs a value');
     expect(usageLine(['examples/page.html', '-o', '--explain'])).toContain('-o/--output needs a value ("--explain" looks like an option; write --output=--explain if it is the value)');
-    expect(usageLine(['examples/page.html', '--explain=yes'])).toBe('absolutize: error [ABS_ERR_USAGE] --explain takes no value (given "yes")');
+    expect(usageLine(['examples/page.html', '--explain=yes'])).toBe('absolutize: error [ABS_ERR_USAGE] -e/--explain takes no value (given "yes")');
   });
 
   it('nearestFlag: edit distance with transpositions, a unique prefix, and a bound', () => {
