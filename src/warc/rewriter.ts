@@ -87,8 +87,19 @@ export interface WarcSummary {
   readonly compressed: boolean | null;
   /** Records read (gaps not counted). */
   records: number;
-  /** Stretches of bytes that were no record, copied as they were (from ARC input: each in a `metadata` record). */
+  /**
+   * Stretches of bytes that were no record (garbage, a corrupt gzip member, the tail of an input cut short): each
+   * kept, byte for byte, in a `metadata` record of its own (`Content-Type: application/octet-stream`,
+   * `X-Absolutize-Unparsed: why`), so that the output is a valid WARC.
+   */
   gaps: number;
+  /** The input ends inside a record, header or gzip member (a crawl cut short). */
+  truncated: boolean;
+  /**
+   * The input was damaged (`gaps > 0` or `truncated`): every record that was whole is in the output, rewritten as
+   * usual; the CLI exits with status 3 ("partial").
+   */
+  partial: boolean;
   /** Records rewritten (replaced, or followed by a conversion record). */
   rewritten: number;
   /** References changed, over all records. */
@@ -169,9 +180,9 @@ interface RecordOutcome {
 
 /** One item of a unit, classified; a rewrite job may still be running. */
 type Prepared =
-  | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string }
+  | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string; readonly truncated: boolean; readonly separator: boolean }
   | { readonly kind: 'copy'; readonly context: WarcLineContext; readonly type: string | null; readonly reason: string; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly revisit: WarcHeader | null; readonly redirects?: readonly string[]; readonly warning?: WarcWarning }
-  | { readonly kind: 'job'; readonly context: WarcLineContext; readonly type: string | null; readonly status: number; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; readonly job: RewriteJob; done: boolean };
+  | { readonly kind: 'job'; readonly warning?: WarcWarning; readonly context: WarcLineContext; readonly type: string | null; readonly status: number; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; readonly job: RewriteJob; done: boolean };
 
 interface PendingUnit {
   readonly unit: WarcUnit;
@@ -187,7 +198,7 @@ interface PendingUnit {
 export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>, options: WarcRewriteOptions = {}): AsyncGenerator<Buffer, WarcSummary> {
   const limits = resolveWarcLimits(options.warcLimits);
   const info: WarcReaderInfo = { format: null, compressed: null };
-  const summary: WarcSummary = { format: null, compressed: null, records: 0, gaps: 0, rewritten: 0, references: 0, bytesIn: 0, bytesOut: 0, warnings: 0 };
+  const summary: WarcSummary = { format: null, compressed: null, records: 0, gaps: 0, truncated: false, partial: false, rewritten: 0, references: 0, bytesIn: 0, bytesOut: 0, warnings: 0 };
   const threads = options.threads ?? 0;
   const pool = threads > 0 ? new RewritePool(threads) : null;
   const session = new RecordRewriter(options, summary, limits, pool);
@@ -241,11 +252,15 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
         yield warcinfo;
       }
       first = false;
-      const prepared = unit.items.map((item) => {
-        if (item.kind === 'gap') return { kind: 'gap', bytes: item.bytes, reason: item.reason } as const;
+      const prepared = unit.items.map((item, i) => {
+        if (item.kind === 'gap') return { kind: 'gap', bytes: item.separator === true ? Buffer.alloc(0) : item.bytes, reason: item.reason, truncated: item.truncated === true, separator: item.separator === true } as const;
         summary.records++;
-        if (item.kind === 'oversize') return session.oversize(item.header, unit.offset, item.length);
-        return session.prepare(item, unit.offset, unit.compressed);
+        const offset = unit.itemOffsets?.[i] ?? unit.offset;
+        if (item.kind === 'oversize') return session.oversize(item.header, offset, item.length);
+        const p = session.prepare(item, offset, unit.compressed);
+        if (item.lengthNote === undefined || p.kind === 'gap') return p;
+        // Warned in commit, in input order.
+        return { ...p, warning: { code: 'warc-arc-length', message: `${p.context.targetUri ?? 'an ARC record'}: ${item.lengthNote}`, offset } } as Prepared;
       });
       pending.push({ unit, prepared });
       pendingBytes += unit.raw.length;
@@ -398,10 +413,16 @@ class RecordRewriter {
   /** In input order: report lines and warnings, what revisits need to know, and the record's outcome. */
   async commit(p: Prepared, offset: number): Promise<RecordOutcome | null> {
     if (p.kind === 'gap') {
+      if (p.separator) return { replacement: new Uint8Array(0), after: [] };
+      this.summary.partial = true;
+      if (p.truncated) {
+        this.summary.truncated = true;
+        this.warn({ code: 'warc-truncated', message: `the input is cut short: ${p.reason}; ${p.bytes.length > 0 ? `its ${p.bytes.length} bytes kept in a metadata record` : 'nothing of it is left to keep'}`, offset });
+      } else this.warn({ code: 'warc-gap', message: `${p.bytes.length} bytes that are no record kept in a metadata record: ${p.reason}`, offset });
+      if (p.bytes.length === 0) return { replacement: new Uint8Array(0), after: [] };
       this.summary.gaps++;
-      this.warn({ code: 'warc-gap', message: `${p.bytes.length} bytes copied as they are: ${p.reason}`, offset });
-      // In WARC output from ARC input, bytes that were no ARC record are kept in a record of their own.
-      return this.summary.format === 'arc' ? { replacement: encodeUnit(this.gapRecord(p.bytes, p.reason), this.summary.compressed === true), after: [] } : null;
+      // Bytes that were no record are kept in a record of their own: the output stays a valid WARC.
+      return { replacement: encodeUnit(this.gapRecord(p.bytes, p.reason), this.summary.compressed === true), after: [] };
     }
     if (p.kind === 'copy') {
       const revisitOf = p.revisit === null ? undefined : this.isRevisitOfRewritten(p.revisit);
@@ -413,6 +434,7 @@ class RecordRewriter {
     }
     // A worker's payload: its records are built (digests, serialization, deflate) here, on the reader's thread.
     const r = buildRecords(p.job, await p.result);
+    if (p.warning !== undefined) this.warn(p.warning);
     for (const w of r.warnings) this.warn({ ...w, code: w.code as WarningCode, offset, warcRecordId: p.context.warcRecordId ?? undefined });
     for (const { reference, part } of r.references) this.referenceLine(p.context, reference, part);
     this.recordLine(p.context, p.type, p.status, p.contentType, r.action, r.reason, r.counts, r.newRecordId);
