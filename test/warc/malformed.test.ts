@@ -226,7 +226,9 @@ describe('ARC', () => {
       const { output, lines: report, summary } = await runWarc(chunks);
       expect(summary).toMatchObject({ format: 'arc', records: 2, rewritten: 1 });
       const record = report.find((l) => l.kind === 'record' && l.warcType === 'response');
-      expect(record).toMatchObject({ targetUri: 'http://example.com/a dir/page one.html', warcDate: '2014-01-02T03:04:05Z', action: 'rewritten' });
+      // The raw space of the ARC URL percent-encoded, as WARC 1.1 needs it in WARC-Target-URI (and as a browser reads it).
+      expect(record).toMatchObject({ targetUri: 'http://example.com/a%20dir/page%20one.html', warcDate: '2014-01-02T03:04:05Z', action: 'rewritten' });
+      expect((await readWithWarcio(output)).map((r) => r.targetUri)).toContain('http://example.com/a%20dir/page%20one.html');
       expect(report.find((l) => l.kind === 'reference')).toMatchObject({ resolved: 'http://example.com/a%20dir/b%20c.html' });
       expect(output.toString('latin1').startsWith('WARC/1.0\r\n') || output[0] === 0x1f).toBe(true);
     }
