@@ -64,6 +64,17 @@ describe('a Heritrix/warcio-layout crawl, indexed as pywb indexes it', () => {
     ]);
   });
 
+  test('past maxWarcReplacedIds, references to later replaced records are copied as they were, with one warning', async () => {
+    const { output, warnings } = await runWarc([crawl.bytes], { warcLimits: { maxWarcReplacedIds: 2 } });
+    expect(warnings.filter((w) => w.message.includes('maxWarcReplacedIds'))).toHaveLength(1);
+    const index = await indexCdxj(output);
+    const dangling = index.references.filter((r) => !index.ids.has(r.to));
+    // The first two pages' requests and metadata name their replacements; later ones name originals no longer there.
+    expect(dangling.length).toBeGreaterThan(0);
+    const firstPage = crawl.records.find((r) => r.type === 'response')!.id;
+    expect(index.references.some((r) => r.to === firstPage)).toBe(false);
+  });
+
   test('conversion: the originals stay, every revisit and reference resolves as it did', async () => {
     const { output } = await runWarc([crawl.bytes], { output: 'conversion' });
     const index = await indexCdxj(output);
