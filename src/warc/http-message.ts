@@ -113,7 +113,6 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * otherwise as it is, one character a byte.
  */
 export function headerText(value: string): string {
-  // eslint-disable-next-line no-control-regex
   if (!/[^\x00-\x7f]/.test(value)) return value;
   try {
     return UTF8.decode(Buffer.from(value, 'latin1'));
