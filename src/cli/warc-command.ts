@@ -97,7 +97,7 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
   if (values.charset !== undefined) throw new AbsError('--charset does not apply to WARC input: each record\'s HTTP Content-Type charset is used', 'ABS_ERR_USAGE');
   if (values.jobs !== undefined) throw new AbsError('--jobs applies to a directory INPUT only', 'ABS_ERR_USAGE');
   const reportOnly = values.links === '-' && values.output === undefined;
-  if (values.output === undefined && !reportOnly && (io.stdout as { isTTY?: boolean }).isTTY === true) {
+  if ((values.output === undefined || values.output === '-') && !reportOnly && (io.stdout as { isTTY?: boolean }).isTTY === true) {
     throw new AbsError('a WARC is not written to a terminal: give -o FILE, or --links - for the report only', 'ABS_ERR_USAGE');
   }
 
