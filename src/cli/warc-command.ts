@@ -32,6 +32,10 @@ export const WARC_HELP = `WARC and ARC (crawl files; .warc, .arc, .warc.gz, .arc
   absolutize crawl.warc.gz -o out.warc.gz [--links links.jsonl]
   absolutize crawl.warc.gz --links -          report only (one JSON line per reference, redirect, record)
   absolutize old.arc.gz -o out.warc.gz        ARC in, WARC out
+  absolutize crawl.warc.gz -o - | …           the WARC on standard output
+  --links FILE.gz         the report gzip-compressed
+  A damaged crawl (cut short, corrupt members) is salvaged: every whole record is written, the damage kept in
+  metadata records, and the exit status is 3 (partial).
   --warc-output MODEL     replace (default: the rewritten response replaces the original, with a metadata
                           record naming it) or conversion (every original kept, a conversion record added)
   --link-keys             add "surt" and "normalized" (RFC 3986 §6) keys to reference and redirect lines

@@ -1,15 +1,21 @@
 /**
- * WARC/ARC rewriting (SPEC §5b), record by record: `response` records of 2xx with HTML, CSS or MHTML bodies go
- * to the rewriter the HTTP response path uses (`createResponseRewriter`, with `WARC-Target-URI` as the retrieval
- * URL and the HTTP `Content-Type` charset as the transport charset); every other record, and every record in
- * which nothing changes, is copied byte for byte (its gzip member as it was). 3xx `Location`s become redirect
- * edges of the link report.
+ * WARC/ARC rewriting (SPEC §5b), record by record: each record's payload goes where `routePayload`
+ * (payload-route.ts) sends it — HTML at any status but a redirect, `resource` records, bodies sniffed as HTML,
+ * CSS, MHTML — through the rewriter the HTTP response path uses (`createResponseRewriter`, with `WARC-Target-URI`
+ * as the retrieval URL and the HTTP `Content-Type` charset as the transport charset); every other record, and
+ * every record in which nothing changes, is copied byte for byte (its gzip member as it was). 3xx `Location`s
+ * (of responses and of revisits) become redirect edges of the link report.
  *
  * Output models: `replace` (default): the rewritten response takes the original's place with a new record id
  * and digests, its HTTP framing headers renamed `X-Archive-Orig-*`, followed by a `metadata` record naming the
- * original. `conversion`: the original is copied and followed by a `conversion` record holding the rewritten
- * document. One new `warcinfo` record comes first. ARC input is written as WARC (ARC records become `warcinfo`,
- * `response` and `resource` records).
+ * original; later records that name the original (`WARC-Concurrent-To`, `WARC-Refers-To`) are written naming the
+ * replacement, and a revisit of it takes its payload digest and framing (`relink`). References to records that
+ * come later in the file, or live in other files, are copied as written. `conversion`: the original is copied
+ * and followed by a `conversion` record holding the rewritten document. One new `warcinfo` record comes first.
+ * ARC input is written as WARC (ARC records become `warcinfo`, `response` and `resource` records).
+ *
+ * Damage never loses what is whole: bytes that are no record (and the tail of an input cut short) are kept in
+ * `metadata` records of their own, and the summary says `partial`.
  */
 import { Duplex, Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
