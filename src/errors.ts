@@ -27,7 +27,8 @@ export type AbsErrorCode =
   | 'ABS_ERR_INTERNAL'
   // WARC and ARC (src/warc)
   | 'ABS_ERR_WARC_FORMAT'
-  | 'ABS_ERR_WARC_TRUNCATED';
+  | 'ABS_ERR_WARC_TRUNCATED'
+  | 'ABS_ERR_WARC_PARTIAL';
 
 // The brand, a registered symbol, is the same in every copy of the package (undici's kUndiciError).
 const kAbsError = Symbol.for('absolutize.error');
@@ -118,6 +119,9 @@ export type WarningCode =
   | 'open-elements-limit'
   // WARC and ARC (src/warc)
   | 'warc-gap'
+  | 'warc-truncated'
+  | 'warc-arc-length'
+  | 'warc-content-encoding-stale'
   | 'warc-multi-record-member'
   | 'warc-record-not-rewritten'
   // MIME structure defects (src/mime/scanner.ts; Python's email defect named in docs/errors.md)

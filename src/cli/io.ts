@@ -9,6 +9,8 @@ export interface CliIo {
 export const EXIT_OK = 0;
 export const EXIT_INPUT = 1;
 export const EXIT_USAGE = 2;
+/** A damaged WARC/ARC input (cut short, corrupt members, bytes that are no record): every whole record was written. */
+export const EXIT_PARTIAL = 3;
 
 /** One-line error or warning on stderr: `absolutize: error [CODE] message`. */
 export function report(io: CliIo, level: 'error' | 'warning', code: string, message: string): void {

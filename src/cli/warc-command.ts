@@ -7,7 +7,8 @@ import { open, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import { inflateRawSync, constants } from 'node:zlib';
+import { finished } from 'node:stream/promises';
+import { constants, createGzip, inflateRawSync } from 'node:zlib';
 import { AbsError } from '../errors.ts';
 import { gzipHeaderLength, isGzipMagic } from '../warc/gzip-member.ts';
 import { sniffRecordFormat } from '../warc/record.ts';
@@ -17,7 +18,7 @@ import type { Resolver } from '../uri/types.ts';
 import { limitWarcHeap } from './heap-growth.ts';
 import { commitOutputs, createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile, LinkSink } from './atomic-file.ts';
-import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
+import { EXIT_INPUT, EXIT_OK, EXIT_PARTIAL, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress, progressText } from './progress.ts';
 
@@ -31,6 +32,10 @@ export const WARC_HELP = `WARC and ARC (crawl files; .warc, .arc, .warc.gz, .arc
   absolutize crawl.warc.gz -o out.warc.gz [--links links.jsonl]
   absolutize crawl.warc.gz --links -          report only (one JSON line per reference, redirect, record)
   absolutize old.arc.gz -o out.warc.gz        ARC in, WARC out
+  absolutize crawl.warc.gz -o - | …           the WARC on standard output
+  --links FILE.gz         the report gzip-compressed
+  A damaged crawl (cut short, corrupt members) is salvaged: every whole record is written, the damage kept in
+  metadata records, and the exit status is 3 (partial).
   --warc-output MODEL     replace (default: the rewritten response replaces the original, with a metadata
                           record naming it) or conversion (every original kept, a conversion record added)
   --link-keys             add "surt" and "normalized" (RFC 3986 §6) keys to reference and redirect lines
@@ -96,7 +101,7 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
   if (values.charset !== undefined) throw new AbsError('--charset does not apply to WARC input: each record\'s HTTP Content-Type charset is used', 'ABS_ERR_USAGE');
   if (values.jobs !== undefined) throw new AbsError('--jobs applies to a directory INPUT only', 'ABS_ERR_USAGE');
   const reportOnly = values.links === '-' && values.output === undefined;
-  if (values.output === undefined && !reportOnly && (io.stdout as { isTTY?: boolean }).isTTY === true) {
+  if ((values.output === undefined || values.output === '-') && !reportOnly && (io.stdout as { isTTY?: boolean }).isTTY === true) {
     throw new AbsError('a WARC is not written to a terminal: give -o FILE, or --links - for the report only', 'ABS_ERR_USAGE');
   }
 
@@ -112,17 +117,19 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
     return EXIT_INPUT;
   }
   if (values.links === '-') links = { write: (l) => io.stdout.write(l), close: async () => {}, abort: async () => {} };
-  else if (values.links !== undefined) {
-    const file = createAtomicFile(values.links);
-    links = { write: (l) => file.stream.write(l), close: () => file.commit(), abort: () => file.abort() };
-  }
-  if (!reportOnly && values.output !== undefined) output = createAtomicFile(values.output);
+  else if (values.links !== undefined) links = linkFile(values.links);
+  // `-o -` is standard output, as an INPUT of `-` is standard input.
+  const toStdout = values.output === '-';
+  if (values.output === '-' && values.links === '-') throw new AbsError('-o - and --links - cannot both be standard output', 'ABS_ERR_USAGE');
+  if (!reportOnly && values.output !== undefined && !toStdout) output = createAtomicFile(values.output);
   const sink: NodeJS.WritableStream | null = reportOnly ? null : output !== null ? output.stream : io.stdout;
 
   const progress = createProgress(io, true);
   // The progress line (progress.ts): bytes read of the file's size, rate, time left, records.
   const total = input === '-' ? null : ((await stat(input).catch(() => null))?.size ?? null);
   const progressStarted = performance.now();
+  /** Why the output is partial (a damaged input), or null. */
+  let partial: string | null = null;
   let lastDraw = 0;
   try {
     const summary = await rewriteWarcStream(source, sink, {
@@ -137,7 +144,7 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
       // Responses are rewritten on worker threads, one a core beside the one reading the file.
       threads: Math.max(0, availableParallelism() - 1),
       document: input,
-      filename: values.output === undefined ? undefined : basename(values.output),
+      filename: values.output === undefined || toStdout ? undefined : basename(values.output),
       onLink: (line) => {
         if (values.explain === true && line.kind === 'record') progress.line(`absolutize: ${line.warcType ?? '?'} ${line.targetUri ?? ''}: ${line.action}, ${line.reason}`);
         links?.write(`${JSON.stringify(line)}\n`);
@@ -151,6 +158,9 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
       },
     }, sink !== io.stdout);
     progress.done();
+    if (summary.partial) {
+      partial = `the input is damaged (${summary.truncated ? 'cut short' : 'bytes that are no record'}${summary.gaps > 0 ? `; ${summary.gaps} stretches of bytes kept in metadata records` : ''}): every whole record (${summary.records}) was written, exit status 3 (partial)`;
+    }
     if (values.explain === true || summary.records > 1) {
       progress.line(`absolutize: ${input}: ${summary.records} records, ${summary.rewritten} rewritten, ${summary.references} references changed, ${summary.bytesIn} bytes in, ${summary.bytesOut} out, ${summary.warnings} warnings`);
     }
@@ -167,6 +177,34 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
     throw err;
   }
   if (!(await commitOutputs(io, output, links))) return EXIT_INPUT;
+  if (partial !== null) {
+    report(io, 'error', 'ABS_ERR_WARC_PARTIAL', `${input}: ${partial}`);
+    return EXIT_PARTIAL;
+  }
   return EXIT_OK;
+}
+
+/**
+ * The link report as a file, put in place when done; gzip-compressed when its name ends in `.gz` (a crawl's
+ * report is several times the crawl's size as plain JSON lines).
+ */
+function linkFile(path: string): LinkSink {
+  const file = createAtomicFile(path);
+  if (!/\.gz$/i.test(path)) return { write: (l) => file.stream.write(l), close: () => file.commit(), abort: () => file.abort() };
+  const gzip = createGzip();
+  gzip.pipe(file.stream);
+  return {
+    write: (l) => gzip.write(l),
+    close: async () => {
+      gzip.end();
+      // Both sides done: every compressed byte has gone into the file, which pipe() has ended.
+      await finished(gzip);
+      await file.commit();
+    },
+    abort: async () => {
+      gzip.destroy();
+      await file.abort();
+    },
+  };
 }
 

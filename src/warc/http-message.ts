@@ -104,3 +104,19 @@ export function dechunk(body: Buffer): Buffer | null {
     pos++;
   }
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A header value (parsed as Latin-1, one character a byte) read as UTF-8 when its bytes are valid UTF-8, as
+ * Chromium reads `Location`, `Content-Location` and `Refresh` (raw UTF-8 `Location: /café` goes to `/caf%C3%A9`);
+ * otherwise as it is, one character a byte.
+ */
+export function headerText(value: string): string {
+  if (!/[^\x00-\x7f]/.test(value)) return value;
+  try {
+    return UTF8.decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return value;
+  }
+}

@@ -10,10 +10,14 @@
  * with warcio as an independent second reader.
  *
  * Memory: one unit (a member, or a record) at a time, at most `maxWarcRecordBytes` compressed and inflated.
- * Truncation is an error (ABS_ERR_WARC_TRUNCATED), never a wait for bytes that will not come.
+ * Damage is never a wait for bytes that will not come, and never loses what came before: an input cut short
+ * ends with a `gap` item marked `truncated` (for a gzip member cut short, the records it still holds whole come
+ * first, then the rest of what it inflates to). A file whose first record or member is no WARC or ARC is refused
+ * (ABS_ERR_WARC_FORMAT), whatever its name.
  */
 import { AbsError, LimitExceededError } from '../errors.ts';
 import type { WarcLimits } from '../limits.ts';
+import { constants, inflateRawSync } from 'node:zlib';
 import { gzipHeaderLength, inflateMember, isGzipMagic } from './gzip-member.ts';
 import { parseStep, sniffRecordFormat } from './record.ts';
 import type { ParseState, WarcHeader, WarcItem } from './record.ts';
@@ -27,6 +31,11 @@ export interface WarcUnit {
   readonly compressed: boolean;
   /** Its records and gaps, uncompressed. A member normally holds exactly one record. */
   readonly items: readonly WarcItem[];
+  /**
+   * Where each item starts: `offset` for a unit of one item; for a member holding several (a whole-file gzip),
+   * the item's offset in the inflated stream (the bytes of every member so far, inflated).
+   */
+  readonly itemOffsets?: readonly number[];
 }
 
 export interface WarcReaderInfo {
@@ -96,7 +105,11 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
       yield { offset, raw, compressed: false, items: first ? [{ kind: 'oversize', header, bytes: raw, length }] : [] };
       first = false;
       if (left === 0) break;
-      if (eof) throw new AbsError(`a WARC record is cut short: ${left} bytes of its block are missing`, 'ABS_ERR_WARC_TRUNCATED');
+      if (eof) {
+        // Its first bytes are already out: what is missing is reported (the output ends inside this record).
+        yield { offset: win.offset, raw: Buffer.alloc(0), compressed: false, items: [{ kind: 'gap', bytes: Buffer.alloc(0), reason: `a WARC record larger than maxWarcRecordBytes, copied through as it came, is cut short: ${left} bytes of its block are missing`, truncated: true }] };
+        return;
+      }
       await fill(Math.min(left, 1 << 20));
     }
     // The CRLF CRLF after the block belongs to it.
@@ -127,7 +140,7 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
       const step = parseStep(win.buf, 0, eof, format, state);
       if (step === null) return;
       if ('need' in step) {
-        if (eof) throw new AbsError('the WARC input ends inside a record', 'ABS_ERR_WARC_TRUNCATED');
+        if (eof) throw new AbsError('the WARC input ends inside a record', 'ABS_ERR_INTERNAL');
         if (step.need > limits.maxWarcRecordBytes + limits.maxWarcHeaderBytes) {
           if (step.header === undefined || step.blockEnd === undefined || format === 'arc') throw new LimitExceededError('maxWarcRecordBytes', limits.maxWarcRecordBytes, 'bytes');
           // A record too large to hold: copied through in pieces as they come, never held whole.
@@ -167,12 +180,39 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
 
   // Gzip: one member at a time.
   let tried = 0;
+  /** Bytes of every member so far, inflated: the offsets of the records of a member that holds several. */
+  let inflated = 0;
+  const decideFormat = (data: Buffer): 'warc' | 'arc' => {
+    if (info.format !== null) return info.format;
+    // A first member cut short before it says what it holds: read as WARC (its bytes become the damaged tail).
+    const format = sniffRecordFormat(data) ?? (Buffer.from('WARC/').subarray(0, data.length).equals(data) ? 'warc' : null);
+    // gzip of something else (an HTML page named .warc.gz): refused, whatever the name.
+    if (format === null) throw new AbsError('not a WARC or ARC file: its first gzip member holds neither "WARC/" nor "filedesc://"', 'ABS_ERR_WARC_FORMAT');
+    info.format = format;
+    return format;
+  };
+  const memberUnit = (offset: number, raw: Buffer, data: Buffer, cut: string | null): WarcUnit => {
+    // In a whole member, a record cut short is a member's damage, not the input's end.
+    const items = parseMember(data, decideFormat(data), state).map((i) => (cut === null && i.kind === 'gap' && i.truncated === true ? { ...i, truncated: false } : i));
+    if (cut !== null) {
+      // The member is cut short: its last item (a record or header that did not end) is the damaged tail.
+      const last = items[items.length - 1];
+      if (last !== undefined && last.kind === 'gap') items[items.length - 1] = { ...last, reason: `${cut}; ${last.reason}`, truncated: true };
+      else items.push({ kind: 'gap', bytes: Buffer.alloc(0), reason: cut, truncated: true });
+    }
+    const itemOffsets = items.length === 1 ? [offset] : items.map((_, i) => inflated + items.slice(0, i).reduce((n, it) => n + it.bytes.length, 0));
+    inflated += data.length;
+    return { offset, raw, compressed: true, items, itemOffsets };
+  };
   for (;;) {
     if (win.buf.length < GZIP_MAGIC.length && !eof) {
       await fill(Math.max(GZIP_MAGIC.length, 64 * 1024));
       continue;
     }
-    if (win.buf.length === 0) return;
+    if (win.buf.length === 0) {
+      if (info.format === null) throw new AbsError('not a WARC or ARC file: no gzip member in it could be read', 'ABS_ERR_WARC_FORMAT');
+      return;
+    }
     if (!isGzipMagic(win.buf)) {
       // Bytes between members that are not a member: copied as they are, up to the next gzip magic.
       const next = await gapEnd(1);
@@ -184,7 +224,14 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
     }
     const r = inflateMember(win.buf, limits.maxWarcRecordBytes);
     if (r.state === 'partial') {
-      if (eof) throw new AbsError(`the gzip member at offset ${win.offset} is cut short (the file ends inside it)`, 'ABS_ERR_WARC_TRUNCATED');
+      if (eof) {
+        // Cut short inside this member: what it inflates to so far is read (records whole in it are kept).
+        const offset = win.offset;
+        const raw = Buffer.from(win.buf);
+        win.consume(win.buf.length);
+        yield memberUnit(offset, raw, inflatePartial(raw, limits.maxWarcRecordBytes), `the input ends inside the gzip member at offset ${offset} (${raw.length} bytes of it)`);
+        return;
+      }
       if (win.buf.length > limits.maxWarcRecordBytes) throw new LimitExceededError('maxWarcRecordBytes', limits.maxWarcRecordBytes, 'bytes');
       // At least twice the bytes of the last try: each member is inflated O(1) times over.
       tried = Math.max(win.buf.length, tried);
@@ -204,8 +251,18 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
     }
     const raw = Buffer.from(win.buf.subarray(0, r.length));
     win.consume(r.length);
-    info.format ??= sniffRecordFormat(r.data) ?? 'warc';
-    yield { offset, raw, compressed: true, items: parseMember(r.data, info.format, state) };
+    yield memberUnit(offset, raw, r.data, null);
+  }
+}
+
+/** What the start of a member cut short inflates to (nothing when even its header is cut or its data corrupt). */
+function inflatePartial(member: Buffer, max: number): Buffer {
+  const header = gzipHeaderLength(member);
+  if (header === null) return Buffer.alloc(0);
+  try {
+    return inflateRawSync(member.subarray(header), { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: max });
+  } catch {
+    return Buffer.alloc(0);
   }
 }
 

@@ -12,12 +12,14 @@ import { transformWhole } from '../html/stream.ts';
 import { parseContentEncoding } from '../http/content-decoding.ts';
 import { parseContentType } from '../http/content-type.ts';
 import type { RewriteKind } from '../http/content-type.ts';
+import { looksLikeText, sniffsAsHtml } from './payload-route.ts';
+import type { PayloadKind } from './payload-route.ts';
 import type { FetchedDocument } from '../http/fetch.ts';
 import { createResponseRewriter } from '../http/response-rewriter.ts';
 import type { Limits } from '../limits.ts';
 import { getResolver } from '../uri/index.ts';
 import type { ResolverName } from '../uri/types.ts';
-import { dechunk, headerValues, lastHeader, parseHttpHead } from './http-message.ts';
+import { dechunk, headerText, headerValues, lastHeader, parseHttpHead } from './http-message.ts';
 import type { HttpHead } from './http-message.ts';
 import { encodeUnit, serializeRecord, sha1Digest, warcDateNow, warcFields } from './writer.ts';
 
@@ -42,7 +44,10 @@ export interface RewriteJob {
   readonly targetUri: string | null;
   readonly id: string | null;
   readonly date: string | null;
-  readonly kind: RewriteKind;
+  /** From routePayload: `sniff` is HTML if the decoded body sniffs as HTML, else copied. */
+  readonly kind: PayloadKind;
+  /** Whether the block is an HTTP response (a head, then the payload); else the block is the payload (resource). */
+  readonly http: boolean;
   readonly contentType: string | null;
   /** Ids for the new record and its metadata record, made by the caller (in input order). */
   readonly newIds: readonly [string, string];
@@ -77,6 +82,8 @@ export interface JobResult {
   readonly newRecordId: string | null;
   /** `Target-URI digest` keys of the original payload, for revisits. */
   readonly digestKeys: string[];
+  /** In `replace`, what records that name the original now name: the replacement's payload digest and length. */
+  readonly replaced?: { readonly payloadDigest: string; readonly payloadLength: number } | undefined;
 }
 
 /** What buildRecords needs of a rewritten payload besides the job. */
@@ -98,7 +105,7 @@ function field(fields: ReadonlyArray<readonly [string, string]>, name: string): 
 
 export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   const block = Buffer.from(job.block.buffer, job.block.byteOffset, job.block.byteLength);
-  const head = parseHttpHead(block)!;
+  const head = job.http ? parseHttpHead(block)! : null;
   const { targetUri, id, date, options } = job;
   const warnings: JobResult['warnings'] = [];
   const copied = (reason: string, counts: Counts = { rewritten: 0, unchanged: 0, unresolvable: 0 }, references: JobResult['references'] = []): JobResult => ({
@@ -114,9 +121,9 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   });
 
   // The payload: de-chunked only if it parses as chunked, then content codings undone.
-  let body = block.subarray(head.length);
+  let body = head === null ? block : block.subarray(head.length);
   const notes: string[] = [];
-  if (headerValues(head, 'Transfer-Encoding').some((v) => /chunked/i.test(v))) {
+  if (head !== null && headerValues(head, 'Transfer-Encoding').some((v) => /chunked/i.test(v))) {
     const plain = dechunk(body);
     if (plain === null) notes.push('Transfer-Encoding: chunked, stored de-chunked');
     else {
@@ -125,13 +132,28 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     }
   }
   let decoded: Buffer;
+  let codings: readonly string[] = [];
   try {
-    const codings = parseContentEncoding(lastHeader(head, 'Content-Encoding'));
+    codings = head === null ? [] : parseContentEncoding(lastHeader(head, 'Content-Encoding'));
     decoded = codings.length === 0 ? body : decode(body, codings, options.maxRecordBytes);
     if (codings.length > 0) notes.push(`${codings.join(', ')} decoded`);
   } catch (err) {
-    warnings.push({ code: 'warc-record-not-rewritten', message: `${targetUri ?? '(no Target-URI)'}: ${(err as Error).message}: the record is copied` });
-    return copied(`Content-Encoding cannot be decoded (${(err as Error).message}): copied`);
+    if (!looksLikeText(body)) {
+      warnings.push({ code: 'warc-record-not-rewritten', message: `${targetUri ?? '(no Target-URI)'}: ${(err as Error).message}: the record is copied` });
+      return copied(`Content-Encoding cannot be decoded (${(err as Error).message}): copied`);
+    }
+    // A Content-Encoding the crawler already undid (the body stored decoded, the header kept): read as it is,
+    // as Python warcio falls back to the raw body when decompression fails.
+    const coding = head === null ? '' : (lastHeader(head, 'Content-Encoding') ?? '');
+    warnings.push({ code: 'warc-content-encoding-stale', message: `${targetUri ?? '(no Target-URI)'}: Content-Encoding ${coding} does not decode (${(err as Error).message}) and the body is text: read as already decoded` });
+    notes.push(`Content-Encoding ${coding} stale: the body was stored decoded`);
+    decoded = body;
+  }
+  let kind: RewriteKind = job.kind === 'sniff' ? 'html' : job.kind;
+  if (job.kind === 'sniff') {
+    if (!sniffsAsHtml(decoded)) return copied(`${job.contentType === null ? 'no Content-Type' : `Content-Type ${job.contentType}`}, and the body does not sniff as HTML: copied`);
+    notes.push('sniffed as HTML');
+    kind = 'html';
   }
 
   const references: JobResult['references'] = [];
@@ -142,14 +164,16 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     requestedUrl: targetUri ?? '',
     chain: [],
     retrieval: { url: targetUri ?? '' },
-    status: head.status,
-    statusText: head.statusText,
-    headers: Object.fromEntries(head.fields.map(([n, v]) => [n.toLowerCase(), v])),
+    status: head?.status ?? 200,
+    statusText: head?.statusText ?? '',
+    // Header values read as UTF-8 first, as Chromium reads Content-Location and Refresh.
+    headers: head === null ? {} : Object.fromEntries(head.fields.map(([n, v]) => [n.toLowerCase(), headerText(v)])),
     contentType: parseContentType(job.contentType),
     contentCodings: [],
     body: Readable.from([]),
   };
   const rewriter = createResponseRewriter(document, {
+    ...(job.kind === 'sniff' ? { type: 'html' as const } : {}),
     resolver: getResolver(options.resolver),
     exactBase: options.exactBase,
     absolutizeFragments: options.absolutizeFragments,
@@ -171,14 +195,14 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     },
   });
   const output = await transformWhole(rewriter.transform!, decoded);
-  if (counts.rewritten === 0) return copied(`nothing to rewrite (${job.kind})`, counts, references);
+  if (counts.rewritten === 0) return copied(`nothing to rewrite (${kind})`, counts, references);
 
   const payloadDigest = field(job.fields, 'WARC-Payload-Digest');
   // The original payload's digest, hashed once (the revisit keys and the metadata record both use it).
   const bodyDigest = sha1Digest(body);
   const digestKeys = [`${targetUri} ${bodyDigest.toLowerCase()}`, ...(payloadDigest === undefined ? [] : [`${targetUri} ${payloadDigest.toLowerCase()}`])];
   const finalBase = base as BaseDecision | null;
-  const what = `${job.kind}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
+  const what = `${kind}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
   const result: JobResult = {
     action: 'rewritten',
     reason: options.output === 'conversion' ? `conversion record added (${what})` : `replaced (${what})`,
@@ -216,18 +240,19 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
       ['WARC-Type', 'conversion'],
       ['WARC-Record-ID', newId],
       ['WARC-Date', date ?? warcDateNow()],
-      ...optional('WARC-Target-URI', targetUri),
+      ...optional('WARC-Target-URI', targetUri === null ? null : warcUri(targetUri)),
       ...optional('WARC-Refers-To', id),
-      ['Content-Type', job.contentType ?? 'application/octet-stream'],
+      ['Content-Type', warcContentType(job)],
       ['WARC-Block-Digest', digest],
       ['WARC-Payload-Digest', digest],
     ], output);
     return { ...done, after: [encode(conversion)] };
   }
 
-  // replace: the HTTP head as it was, framing headers renamed X-Archive-Orig-*, a new Content-Length.
-  const head = parseHttpHead(block)!;
-  const newBlock = Buffer.concat([rewriteHead(block, head, output.length), output]);
+  // replace: the HTTP head as it was, framing headers renamed X-Archive-Orig-*, a new Content-Length (a resource:
+  // the payload is the block).
+  const head = job.http ? parseHttpHead(block)! : null;
+  const newBlock = head === null ? output : Buffer.concat([rewriteHead(block, head, output.length), output]);
   const blockDigest = sha1Digest(newBlock);
   const newPayloadDigest = sha1Digest(output);
   const fields: Array<[string, string]> = [];
@@ -242,7 +267,8 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
     } else if (lower === 'warc-payload-digest') {
       fields.push([n, newPayloadDigest]);
       sawPayload = true;
-    } else fields.push([n, v]);
+    } else if (lower === 'warc-target-uri') fields.push([n, warcUri(v)]);
+    else fields.push([n, v]);
   }
   if (!sawBlock) fields.push(['WARC-Block-Digest', blockDigest]);
   if (!sawPayload) fields.push(['WARC-Payload-Digest', newPayloadDigest]);
@@ -259,12 +285,37 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
     ['WARC-Type', 'metadata'],
     ['WARC-Record-ID', metadataId],
     ['WARC-Date', date ?? warcDateNow()],
-    ...optional('WARC-Target-URI', targetUri),
+    ...optional('WARC-Target-URI', targetUri === null ? null : warcUri(targetUri)),
     ['WARC-Refers-To', newId],
     ['Content-Type', 'application/warc-fields'],
     ['WARC-Block-Digest', sha1Digest(metaBlock)],
   ], metaBlock);
-  return { ...done, replacement: encode(serializeRecord(version, fields, newBlock)), after: [encode(metadata)] };
+  return { ...done, replacement: encode(serializeRecord(version, fields, newBlock)), after: [encode(metadata)], replaced: { payloadDigest: newPayloadDigest, payloadLength: output.length } };
+}
+
+/**
+ * A URI as WARC 1.1 §5.6 allows it in `WARC-Target-URI` (RFC 3986, no angle brackets): the `<…>` wget 1.14
+ * wrote around it removed, and each byte a URI cannot hold (space, controls, non-ASCII, `"<>\\^\`{|}`)
+ * percent-encoded, as a browser's URL parser would (a raw space in an ARC URL becomes `%20`).
+ */
+export function warcUri(value: string): string {
+  const v = value.trim();
+  const bare = v.startsWith('<') && v.endsWith('>') ? v.slice(1, -1) : v;
+  // Header values are read one character a byte (Latin-1): each character is one byte of the URI.
+  return bare.replace(/[\x00-\x20\x7f-\xff"<>\\^`{|}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+/**
+ * The conversion record's `Content-Type`: the payload's media type as WARC 1.1 needs it (RFC 2045 syntax), never
+ * a malformed HTTP header copied: its essence and a valid `charset` parameter, or the rewriter kind's type.
+ */
+function warcContentType(job: RewriteJob): string {
+  const parsed = parseContentType(job.contentType);
+  const fallback: Record<string, string> = { html: 'text/html', sniff: 'text/html', xhtml: 'application/xhtml+xml', css: 'text/css', mime: 'message/rfc822' };
+  const essence = parsed.essence !== null && !/^(?:unknown\/unknown|application\/unknown|\*\/\*)$/.test(parsed.essence) ? parsed.essence : (fallback[job.kind] ?? 'application/octet-stream');
+  const charset = parsed.charset !== undefined && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(parsed.charset) ? `; charset=${parsed.charset}` : '';
+  const boundary = parsed.boundary !== undefined ? `; boundary="${parsed.boundary.replace(/["\\]/g, '\\$&')}"` : '';
+  return `${essence}${charset}${boundary}`;
 }
 
 /**
@@ -282,7 +333,7 @@ function decode(body: Buffer, codings: readonly string[], max: number): Buffer {
 }
 
 /** The head's bytes with Transfer-Encoding, Content-Encoding and Content-Length renamed X-Archive-Orig-*, and a new Content-Length. */
-function rewriteHead(block: Buffer, head: HttpHead, length: number): Buffer {
+export function rewriteHead(block: Buffer, head: HttpHead, length: number): Buffer {
   const parts: Buffer[] = [];
   let copied = 0;
   for (const line of head.lines) {

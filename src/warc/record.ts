@@ -10,7 +10,6 @@
  * Content-type Archive-length` (version 1) or with result code, checksum, location, offset and filename before
  * the length (version 2), LF, the block, LF. The fields are split from the right: a URL may contain spaces.
  */
-import { AbsError } from '../errors.ts';
 
 export interface WarcHeader {
   /** `WARC/1.0`, `WARC/1.1`, or `ARC` for an ARC record's header line. */
@@ -45,8 +44,15 @@ export type WarcItem =
       /** The ARC header line, for an ARC record. */
       readonly arc: ArcLine | null;
       readonly block: Buffer;
+      /** How the record's length was read when it is not as written (an ARC length that counted CRLFs): for a warning. */
+      readonly lengthNote?: string;
     }
-  | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string }
+  /**
+   * Bytes that are no record. `truncated`: they run to the end of the input because it ends inside a record or
+   * header (the file is cut short), not because of bytes that are no record in the middle. `separator`: blank
+   * lines between ARC records, which are no damage.
+   */
+  | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string; readonly truncated?: boolean; readonly separator?: boolean }
   /** A record larger than `maxWarcRecordBytes` in an uncompressed file: its bytes follow in units of their own, copied. */
   | { readonly kind: 'oversize'; readonly header: WarcHeader; readonly bytes: Buffer; readonly length: number };
 
@@ -88,11 +94,15 @@ export function parseStep(buf: Buffer, at: number, eof: boolean, format: 'warc' 
 function warcStep(buf: Buffer, at: number, eof: boolean, state: ParseState): ParseStep {
   if (!startsWithAt(buf, at, WARC_MAGIC)) {
     if (!eof && buf.length - at < WARC_MAGIC.length) return { need: at + WARC_MAGIC.length };
+    // The input ends after the first bytes of `WARC/`: cut short at the start of a record.
+    if (eof && WARC_MAGIC.subarray(0, buf.length - at).equals(buf.subarray(at))) return { item: { kind: 'gap', bytes: buf.subarray(at), reason: 'the input ends at the start of a WARC record', truncated: true }, length: buf.length - at };
     return gapToNextWarc(buf, at, eof, state, 'bytes that are not a WARC record');
   }
   const end = headerEnd(buf, at, Math.min(buf.length, at + state.maxHeaderBytes));
   if (end === null) {
     if (!eof && buf.length - at < state.maxHeaderBytes) return { need: buf.length + 1 };
+    // The input ends before the header does, within the limit: the file is cut short inside a header.
+    if (eof && buf.length - at < state.maxHeaderBytes) return { item: { kind: 'gap', bytes: buf.subarray(at), reason: `the input ends inside a WARC header (${buf.length - at} bytes of it)`, truncated: true }, length: buf.length - at };
     return gapToNextWarc(buf, at + 1, eof, state, `a WARC header with no end within ${state.maxHeaderBytes} bytes (maxWarcHeaderBytes)`, at);
   }
   const header = parseFields(buf.toString('latin1', at, end.fieldsEnd));
@@ -103,7 +113,12 @@ function warcStep(buf: Buffer, at: number, eof: boolean, state: ParseState): Par
   }
   const blockEnd = end.blockStart + length;
   if (blockEnd > buf.length) {
-    if (eof) throw new AbsError(`a WARC record is cut short: its Content-Length is ${length}, ${buf.length - end.blockStart} bytes follow`, 'ABS_ERR_WARC_TRUNCATED');
+    if (eof) {
+      // Cut short (or a Content-Length too long): the rest is a gap, unless a record starts inside it.
+      const step = gapToNextWarc(buf, at + 1, eof, state, `a WARC record cut short: its Content-Length is ${length}, ${buf.length - end.blockStart} bytes follow`, at);
+      if ('item' in step && step.item.kind === 'gap' && at + step.length === buf.length) return { ...step, item: { ...step.item, truncated: true } };
+      return step;
+    }
     return { need: blockEnd + 1, header, blockEnd };
   }
   let next = blockEnd;
@@ -165,14 +180,34 @@ function arcStep(buf: Buffer, at: number, eof: boolean, state: ParseState): Pars
     return { item: { kind: 'gap', bytes: buf.subarray(at, end), reason: 'an ARC header line with no end' }, length: end - at };
   }
   const line = buf.toString('latin1', at, lf).replace(/\r$/, '');
-  if (line.trim() === '') return { item: { kind: 'gap', bytes: buf.subarray(at, lf + 1), reason: 'a blank line between ARC records' }, length: lf + 1 - at };
+  // Blank lines between ARC records separate them: no damage (and no content: ARC input is written anew as WARC).
+  if (line.trim() === '') return { item: { kind: 'gap', bytes: buf.subarray(at, lf + 1), reason: 'a blank line between ARC records', separator: true }, length: lf + 1 - at };
   const arc = parseArcLine(line, state.arcVersion);
   if (arc === null) return { item: { kind: 'gap', bytes: buf.subarray(at, lf + 1), reason: `not an ARC header line: ${JSON.stringify(line.slice(0, 200))}` }, length: lf + 1 - at };
   const blockStart = lf + 1;
-  const blockEnd = blockStart + arc.length;
+  let blockEnd = blockStart + arc.length;
+  let lengthNote: string | undefined;
   if (blockEnd > buf.length) {
-    if (eof) throw new AbsError(`an ARC record is cut short: its length is ${arc.length}, ${buf.length - blockStart} bytes follow`, 'ABS_ERR_WARC_TRUNCATED');
-    return { need: blockEnd + 1, header: { protocol: 'ARC', fields: [['WARC-Type', 'resource'], ['WARC-Target-URI', arc.url], ['WARC-Date', arcDateToWarc(arc.date)]] }, blockEnd };
+    if (!eof) return { need: blockEnd + 1, header: { protocol: 'ARC', fields: [['WARC-Type', 'resource'], ['WARC-Target-URI', arc.url], ['WARC-Date', arcDateToWarc(arc.date)]] }, blockEnd };
+    // The input ends inside the block. Python warcio reads the block to the end of the input: so do we when the
+    // bytes missing are no more than its bare LFs (an LF-only ARC whose length counted CRLFs); more is a cut.
+    const lfs = countLf(buf, blockStart, buf.length);
+    if (blockEnd - buf.length > lfs) return { item: { kind: 'gap', bytes: buf.subarray(at), reason: `an ARC record cut short: its length is ${arc.length}, ${buf.length - blockStart} bytes follow`, truncated: true }, length: buf.length - at };
+    lengthNote = `its length ${arc.length} counts CRLF line ends the block has as LF: ${buf.length - blockStart} bytes to the end of the input read as the block (as Python warcio reads it)`;
+    blockEnd = buf.length;
+  } else {
+    const boundary = arcBoundary(buf, blockEnd, eof, state);
+    if (boundary === null) return { need: buf.length + 1 };
+    if (!boundary) {
+      // Not followed by another record: a length that counted each LF as CRLF may end where one does.
+      const crlfEnd = crlfCountedEnd(buf, blockStart, arc.length);
+      const there = crlfEnd === null ? false : arcBoundary(buf, crlfEnd, eof, state);
+      if (there === null) return { need: buf.length + 1 };
+      if (there && crlfEnd !== null) {
+        lengthNote = `its length ${arc.length} counts the block's LF line ends as CRLF: read as ${crlfEnd - blockStart} bytes, where the next record starts`;
+        blockEnd = crlfEnd;
+      }
+    }
   }
   let next = blockEnd;
   while (next < buf.length && (buf[next] === LF || buf[next] === CR)) next++;
@@ -192,7 +227,44 @@ function arcStep(buf: Buffer, at: number, eof: boolean, state: ParseState): Pars
     ['Content-Type', isHttp ? 'application/http; msgtype=response' : arc.contentType],
     ['Content-Length', String(arc.length)],
   ] };
-  return { item: { kind: 'record', format: 'arc', bytes: buf.subarray(at, next), header, arc, block }, length: next - at };
+  return { item: { kind: 'record', format: 'arc', bytes: buf.subarray(at, next), header, arc, block, ...(lengthNote === undefined ? {} : { lengthNote }) }, length: next - at };
+}
+
+function countLf(buf: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(LF, from); i !== -1 && i < to; i = buf.indexOf(LF, i + 1)) n++;
+  return n;
+}
+
+function skipLineEnds(buf: Buffer, at: number): number {
+  while (at < buf.length && (buf[at] === LF || buf[at] === CR)) at++;
+  return at;
+}
+
+/**
+ * Whether a record may end at `at`: only line ends follow to the end of the input, or a whole ARC header line;
+ * null when more input is needed to tell (never past the header limit).
+ */
+function arcBoundary(buf: Buffer, at: number, eof: boolean, state: ParseState): boolean | null {
+  const start = skipLineEnds(buf, at);
+  if (start === buf.length) return eof ? true : null;
+  // A header line starts a line.
+  if (start === 0 || buf[start - 1] !== LF) return false;
+  const lf = buf.indexOf(LF, start);
+  if (lf === -1) return eof || buf.length - start >= state.maxHeaderBytes ? false : null;
+  return parseArcLine(buf.toString('latin1', start, lf).replace(/\r$/, ''), state.arcVersion) !== null;
+}
+
+/** Where a block ends if its `length` counted every bare LF as two bytes (CRLF), or null past the buffer. */
+function crlfCountedEnd(buf: Buffer, blockStart: number, length: number): number | null {
+  let counted = 0;
+  let i = blockStart;
+  while (counted < length) {
+    if (i >= buf.length) return null;
+    counted += buf[i] === LF && buf[i - 1] !== CR ? 2 : 1;
+    i++;
+  }
+  return counted === length ? i : null;
 }
 
 /**

@@ -1,15 +1,21 @@
 /**
- * WARC/ARC rewriting (SPEC §5b), record by record: `response` records of 2xx with HTML, CSS or MHTML bodies go
- * to the rewriter the HTTP response path uses (`createResponseRewriter`, with `WARC-Target-URI` as the retrieval
- * URL and the HTTP `Content-Type` charset as the transport charset); every other record, and every record in
- * which nothing changes, is copied byte for byte (its gzip member as it was). 3xx `Location`s become redirect
- * edges of the link report.
+ * WARC/ARC rewriting (SPEC §5b), record by record: each record's payload goes where `routePayload`
+ * (payload-route.ts) sends it — HTML at any status but a redirect, `resource` records, bodies sniffed as HTML,
+ * CSS, MHTML — through the rewriter the HTTP response path uses (`createResponseRewriter`, with `WARC-Target-URI`
+ * as the retrieval URL and the HTTP `Content-Type` charset as the transport charset); every other record, and
+ * every record in which nothing changes, is copied byte for byte (its gzip member as it was). 3xx `Location`s
+ * (of responses and of revisits) become redirect edges of the link report.
  *
  * Output models: `replace` (default): the rewritten response takes the original's place with a new record id
  * and digests, its HTTP framing headers renamed `X-Archive-Orig-*`, followed by a `metadata` record naming the
- * original. `conversion`: the original is copied and followed by a `conversion` record holding the rewritten
- * document. One new `warcinfo` record comes first. ARC input is written as WARC (ARC records become `warcinfo`,
- * `response` and `resource` records).
+ * original; later records that name the original (`WARC-Concurrent-To`, `WARC-Refers-To`) are written naming the
+ * replacement, and a revisit of it takes its payload digest and framing (`relink`). References to records that
+ * come later in the file, or live in other files, are copied as written. `conversion`: the original is copied
+ * and followed by a `conversion` record holding the rewritten document. One new `warcinfo` record comes first.
+ * ARC input is written as WARC (ARC records become `warcinfo`, `response` and `resource` records).
+ *
+ * Damage never loses what is whole: bytes that are no record (and the tail of an input cut short) are kept in
+ * `metadata` records of their own, and the summary says `partial`.
  */
 import { Duplex, Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
@@ -26,9 +32,10 @@ import type { WarcLimits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
 import { normalizeUri } from '../uri/normalize.ts';
 import { surt } from '../uri/surt.ts';
-import { headerValues, lastHeader, parseHttpHead } from './http-message.ts';
+import { parseHttpHead } from './http-message.ts';
 import { RewritePool } from './pool.ts';
-import { buildRecords, runRewriteJob } from './record-job.ts';
+import { buildRecords, rewriteHead, runRewriteJob, warcUri } from './record-job.ts';
+import { routePayload } from './payload-route.ts';
 import type { Counts, JobOptions, JobResult, RewriteJob } from './record-job.ts';
 import { readWarc } from './reader.ts';
 import type { WarcReaderInfo, WarcUnit } from './reader.ts';
@@ -87,8 +94,19 @@ export interface WarcSummary {
   readonly compressed: boolean | null;
   /** Records read (gaps not counted). */
   records: number;
-  /** Stretches of bytes that were no record, copied as they were (from ARC input: each in a `metadata` record). */
+  /**
+   * Stretches of bytes that were no record (garbage, a corrupt gzip member, the tail of an input cut short): each
+   * kept, byte for byte, in a `metadata` record of its own (`Content-Type: application/octet-stream`,
+   * `X-Absolutize-Unparsed: why`), so that the output is a valid WARC.
+   */
   gaps: number;
+  /** The input ends inside a record, header or gzip member (a crawl cut short). */
+  truncated: boolean;
+  /**
+   * The input was damaged (`gaps > 0` or `truncated`): every record that was whole is in the output, rewritten as
+   * usual; the CLI exits with status 3 ("partial").
+   */
+  partial: boolean;
   /** Records rewritten (replaced, or followed by a conversion record). */
   rewritten: number;
   /** References changed, over all records. */
@@ -169,9 +187,22 @@ interface RecordOutcome {
 
 /** One item of a unit, classified; a rewrite job may still be running. */
 type Prepared =
-  | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string }
-  | { readonly kind: 'copy'; readonly context: WarcLineContext; readonly type: string | null; readonly reason: string; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly revisit: WarcHeader | null; readonly redirects?: readonly string[]; readonly warning?: WarcWarning }
-  | { readonly kind: 'job'; readonly context: WarcLineContext; readonly type: string | null; readonly status: number; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; readonly job: RewriteJob; done: boolean };
+  | { readonly kind: 'gap'; readonly bytes: Buffer; readonly reason: string; readonly truncated: boolean; readonly separator: boolean }
+  | {
+      readonly kind: 'copy';
+      readonly context: WarcLineContext;
+      readonly type: string | null;
+      readonly reason: string;
+      readonly status: number | null;
+      readonly contentType: string | null;
+      readonly replacement: Uint8Array | null;
+      readonly revisit: WarcHeader | null;
+      readonly redirects?: readonly string[];
+      readonly warning?: WarcWarning;
+      /** The record as read (for ARC input: as converted), to write anew when a reference in it changes. */
+      readonly record?: { readonly header: WarcHeader; readonly block: Buffer; readonly compressed: boolean };
+    }
+  | { readonly kind: 'job'; readonly warning?: WarcWarning; readonly context: WarcLineContext; readonly type: string | null; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; readonly job: RewriteJob; done: boolean };
 
 interface PendingUnit {
   readonly unit: WarcUnit;
@@ -187,7 +218,7 @@ interface PendingUnit {
 export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>, options: WarcRewriteOptions = {}): AsyncGenerator<Buffer, WarcSummary> {
   const limits = resolveWarcLimits(options.warcLimits);
   const info: WarcReaderInfo = { format: null, compressed: null };
-  const summary: WarcSummary = { format: null, compressed: null, records: 0, gaps: 0, rewritten: 0, references: 0, bytesIn: 0, bytesOut: 0, warnings: 0 };
+  const summary: WarcSummary = { format: null, compressed: null, records: 0, gaps: 0, truncated: false, partial: false, rewritten: 0, references: 0, bytesIn: 0, bytesOut: 0, warnings: 0 };
   const threads = options.threads ?? 0;
   const pool = threads > 0 ? new RewritePool(threads) : null;
   const session = new RecordRewriter(options, summary, limits, pool);
@@ -241,11 +272,15 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
         yield warcinfo;
       }
       first = false;
-      const prepared = unit.items.map((item) => {
-        if (item.kind === 'gap') return { kind: 'gap', bytes: item.bytes, reason: item.reason } as const;
+      const prepared = unit.items.map((item, i) => {
+        if (item.kind === 'gap') return { kind: 'gap', bytes: item.separator === true ? Buffer.alloc(0) : item.bytes, reason: item.reason, truncated: item.truncated === true, separator: item.separator === true } as const;
         summary.records++;
-        if (item.kind === 'oversize') return session.oversize(item.header, unit.offset, item.length);
-        return session.prepare(item, unit.offset, unit.compressed);
+        const offset = unit.itemOffsets?.[i] ?? unit.offset;
+        if (item.kind === 'oversize') return session.oversize(item.header, offset, item.length);
+        const p = session.prepare(item, offset, unit.compressed);
+        if (item.lengthNote === undefined || p.kind === 'gap') return p;
+        // Warned in commit, in input order.
+        return { ...p, warning: { code: 'warc-arc-length', message: `${p.context.targetUri ?? 'an ARC record'}: ${item.lengthNote}`, offset } } as Prepared;
       });
       pending.push({ unit, prepared });
       pendingBytes += unit.raw.length;
@@ -261,14 +296,28 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
   return summary;
 }
 
+/** A replaced record: its new id, and its payload's digest and length. */
+interface Replacement {
+  readonly id: string;
+  readonly payloadDigest: string;
+  readonly payloadLength: number;
+}
+
 /** The state kept across records: what was rewritten (for revisits), ids, the options. */
 class RecordRewriter {
   private readonly options: WarcRewriteOptions;
   private readonly summary: WarcSummary;
   private readonly newId: () => string;
-  private readonly rewrittenIds = new Set<string>();
-  private readonly rewrittenCaptures = new Set<string>();
-  private readonly rewrittenDigests = new Set<string>();
+  /** Rewritten records by id, Target-URI and date, Target-URI and payload digest: their replacement (replace) or null. */
+  private readonly rewrittenIds = new Map<string, Replacement | null>();
+  private readonly rewrittenCaptures = new Map<string, Replacement | null>();
+  private readonly rewrittenDigests = new Map<string, Replacement | null>();
+  /** Payload digests of rewritten records, whatever their URL. */
+  private readonly rewrittenPayloads = new Set<string>();
+  private revisitIndexFull = false;
+  /** Replaced records by original id (replace): what records naming them name now. */
+  private readonly replacedIds = new Map<string, Replacement>();
+  private replacedIdsFull = false;
   private readonly document: string;
   private readonly limits: WarcLimits;
   private readonly pool: RewritePool | null;
@@ -337,13 +386,14 @@ class RecordRewriter {
     return { kind: 'copy', context, type: field(header, 'WARC-Type') ?? null, reason: `larger than maxWarcRecordBytes (${length} bytes): copied`, status: null, contentType: null, replacement: null, revisit: null, warning };
   }
 
-  /** Classifies a record in input order; a response to rewrite starts its job (inline or on a worker). */
+  /** Classifies a record in input order (routePayload); a payload to rewrite starts its job (inline or on a worker). */
   prepare(item: Extract<WarcItem, { kind: 'record' }>, offset: number, compressed: boolean): Prepared {
     let header = item.header;
     let replacement: Uint8Array | null = null;
     if (item.format === 'arc') {
-      // ARC → WARC: the record as a WARC record (always written anew), then rewritten like any other.
-      const fields: Array<readonly [string, string]> = [...header.fields.filter(([n]) => n !== 'Content-Length'), ['WARC-Record-ID', this.newId()], ['WARC-Block-Digest', sha1Digest(item.block)]];
+      // ARC → WARC: the record as a WARC record (always written anew), then rewritten like any other. Its URL as
+      // WARC 1.1 allows it in WARC-Target-URI (a raw space percent-encoded).
+      const fields: Array<readonly [string, string]> = [...header.fields.filter(([n]) => n !== 'Content-Length').map(([n, v]) => (n === 'WARC-Target-URI' ? ([n, warcUri(v)] as const) : ([n, v] as const))), ['WARC-Record-ID', this.newId()], ['WARC-Block-Digest', sha1Digest(item.block)]];
       const head = field(header, 'WARC-Type') === 'response' ? parseHttpHead(item.block) : null;
       if (head !== null) fields.push(['WARC-Payload-Digest', sha1Digest(item.block.subarray(head.length))]);
       header = { protocol: 'WARC/1.0', fields };
@@ -354,25 +404,12 @@ class RecordRewriter {
     const targetUri = stripAngles(field(header, 'WARC-Target-URI'));
     const date = field(header, 'WARC-Date') ?? null;
     const context: WarcLineContext = { document: this.document, warcRecordId: id, warcOffset: offset, targetUri, warcDate: date };
-    const copy = (reason: string, status: number | null = null, contentType: string | null = null, revisit: WarcHeader | null = null, redirects: readonly string[] = []): Prepared => ({ kind: 'copy', context, type, reason, status, contentType, replacement, revisit, redirects });
-
-    if (type === 'revisit') return copy('revisit: copied', null, null, header);
-    if (type !== 'response') return copy(`${type ?? 'untyped'} record: copied`);
-    if (field(header, 'WARC-Truncated') !== undefined) return copy(`WARC-Truncated: ${field(header, 'WARC-Truncated')}: copied`);
-    const recordType = (field(header, 'Content-Type') ?? '').toLowerCase();
-    if (!recordType.startsWith('application/http')) return copy(`Content-Type ${recordType || '(none)'} is not an HTTP response: copied`);
-    const head = parseHttpHead(item.block);
-    if (head === null) return copy('the block does not start with an HTTP response head: copied');
-    const contentTypeRaw = lastHeader(head, 'Content-Type') ?? null;
-    if (head.status >= 300 && head.status < 400) {
+    const record = { header, block: item.block, compressed };
+    const route = routePayload(header, item.block);
+    if (!route.rewrite) {
       // The redirect lines come out with the record's, in input order (commit).
-      return copy(`HTTP ${head.status}: copied`, head.status, contentTypeRaw, null, headerValues(head, 'Location'));
+      return { kind: 'copy', context, type, reason: route.reason, status: route.status, contentType: route.contentType, replacement, revisit: type === 'revisit' ? header : null, redirects: route.redirects, record };
     }
-    if (head.status < 200 || head.status >= 300) return copy(`HTTP ${head.status}: copied`, head.status, contentTypeRaw);
-    const contentType = parseContentType(contentTypeRaw);
-    const kind = responseKind(contentType);
-    if (kind === 'none') return copy(`${contentTypeRaw === null ? 'no Content-Type' : `Content-Type ${contentType.essence ?? JSON.stringify(contentTypeRaw)}`}: not rewritten, copied`, head.status, contentTypeRaw);
-
     const job: RewriteJob = {
       block: item.block,
       protocol: header.protocol,
@@ -380,14 +417,15 @@ class RecordRewriter {
       targetUri,
       id,
       date,
-      kind,
-      contentType: contentTypeRaw,
+      kind: route.kind,
+      http: route.http !== null,
+      contentType: route.contentType,
       newIds: [this.newId(), this.newId()],
       compressed,
       buildLater: this.pool !== null,
       options: this.jobOptions,
     };
-    const prepared: Prepared = { kind: 'job', context, type, status: head.status, contentType: contentTypeRaw, replacement, result: this.pool === null ? runRewriteJob(job) : this.pool.run(job), job, done: false };
+    const prepared: Prepared = { kind: 'job', context, type, status: route.status, contentType: route.contentType, replacement, result: this.pool === null ? runRewriteJob(job) : this.pool.run(job), job, done: false };
     prepared.result.then(
       () => (prepared.done = true),
       () => (prepared.done = true),
@@ -395,61 +433,137 @@ class RecordRewriter {
     return prepared;
   }
 
-  /** In input order: report lines and warnings, what revisits need to know, and the record's outcome. */
+  /** In input order: report lines and warnings, what later records need to know, and the record's outcome. */
   async commit(p: Prepared, offset: number): Promise<RecordOutcome | null> {
     if (p.kind === 'gap') {
+      if (p.separator) return { replacement: new Uint8Array(0), after: [] };
+      this.summary.partial = true;
+      if (p.truncated) {
+        this.summary.truncated = true;
+        this.warn({ code: 'warc-truncated', message: `the input is cut short: ${p.reason}; ${p.bytes.length > 0 ? `its ${p.bytes.length} bytes kept in a metadata record` : 'nothing of it is left to keep'}`, offset });
+      } else this.warn({ code: 'warc-gap', message: `${p.bytes.length} bytes that are no record kept in a metadata record: ${p.reason}`, offset });
+      if (p.bytes.length === 0) return { replacement: new Uint8Array(0), after: [] };
       this.summary.gaps++;
-      this.warn({ code: 'warc-gap', message: `${p.bytes.length} bytes copied as they are: ${p.reason}`, offset });
-      // In WARC output from ARC input, bytes that were no ARC record are kept in a record of their own.
-      return this.summary.format === 'arc' ? { replacement: encodeUnit(this.gapRecord(p.bytes, p.reason), this.summary.compressed === true), after: [] } : null;
+      // Bytes that were no record are kept in a record of their own: the output stays a valid WARC.
+      return { replacement: encodeUnit(this.gapRecord(p.bytes, p.reason), this.summary.compressed === true), after: [] };
     }
     if (p.kind === 'copy') {
-      const revisitOf = p.revisit === null ? undefined : this.isRevisitOfRewritten(p.revisit);
-      const reason = revisitOf === true ? 'revisit of a rewritten record: copied (its original now reads as rewritten)' : p.reason;
+      const original = p.revisit === null ? undefined : this.revisitOriginal(p.revisit);
+      const revisitOf = original === undefined ? undefined : original !== null;
       if (p.warning !== undefined) this.warn(p.warning);
       for (const location of p.redirects ?? []) this.redirectLine(p.context, p.status!, location);
+      let replacement = p.replacement;
+      let reason = revisitOf === true ? 'revisit of a rewritten record: copied (its original now reads as rewritten)' : p.reason;
+      if (this.jobOptions.output === 'replace' && p.record !== undefined) {
+        const relinked = this.relink(p.record.header, p.record.block, original ?? null);
+        if (relinked !== null) {
+          replacement = encodeUnit(relinked.record, p.record.compressed);
+          reason = `${reason.replace(/: copied.*$/, '')}: ${relinked.what}`;
+        }
+      }
       this.recordLine(p.context, p.type, p.status, p.contentType, 'copied', reason, ZERO, null, revisitOf);
-      return { replacement: p.replacement, after: [] };
+      return { replacement, after: [] };
     }
     // A worker's payload: its records are built (digests, serialization, deflate) here, on the reader's thread.
     const r = buildRecords(p.job, await p.result);
+    if (p.warning !== undefined) this.warn(p.warning);
     for (const w of r.warnings) this.warn({ ...w, code: w.code as WarningCode, offset, warcRecordId: p.context.warcRecordId ?? undefined });
     for (const { reference, part } of r.references) this.referenceLine(p.context, reference, part);
     this.recordLine(p.context, p.type, p.status, p.contentType, r.action, r.reason, r.counts, r.newRecordId);
     if (r.action === 'rewritten') {
       this.summary.rewritten++;
       this.summary.references += r.counts.rewritten;
-      this.remember(p.context, r.digestKeys, offset);
+      const replaced = r.replaced === undefined || r.newRecordId === null ? null : { id: r.newRecordId, ...r.replaced };
+      this.remember(p.context, r.digestKeys, replaced, offset);
     }
     return { replacement: r.replacement ?? p.replacement, after: r.after };
   }
 
-  /** What a later revisit of a rewritten record is matched by, within maxWarcRevisitIndex. */
-  private remember(context: WarcLineContext, digestKeys: readonly string[], offset: number): void {
+  /**
+   * What a later record needs to know of a rewritten one: by its id, the replacement (replace; within
+   * maxWarcReplacedIds), and for revisits (within maxWarcRevisitIndex) its Target-URI and date, and its payload
+   * digest with and without its Target-URI.
+   */
+  private remember(context: WarcLineContext, digestKeys: readonly string[], replaced: Replacement | null, offset: number): void {
+    if (replaced !== null && context.warcRecordId !== null) {
+      if (this.replacedIds.size < this.limits.maxWarcReplacedIds) this.replacedIds.set(context.warcRecordId, replaced);
+      else if (!this.replacedIdsFull) {
+        this.replacedIdsFull = true;
+        this.warn({ code: 'warc-record-not-rewritten', message: `more than ${this.limits.maxWarcReplacedIds} records replaced (maxWarcReplacedIds): records that name later ones (WARC-Concurrent-To, WARC-Refers-To) are copied naming the originals`, offset });
+      }
+    }
     if (this.rewrittenIds.size < this.limits.maxWarcRevisitIndex) {
-      if (context.warcRecordId !== null) this.rewrittenIds.add(context.warcRecordId);
-      if (context.targetUri !== null && context.warcDate !== null) this.rewrittenCaptures.add(`${context.targetUri} ${context.warcDate}`);
-      for (const k of digestKeys) this.rewrittenDigests.add(k);
-    } else if (this.rewrittenIds.size === this.limits.maxWarcRevisitIndex) {
-      this.rewrittenIds.add('');
+      if (context.warcRecordId !== null) this.rewrittenIds.set(context.warcRecordId, replaced);
+      if (context.targetUri !== null && context.warcDate !== null) this.rewrittenCaptures.set(`${context.targetUri} ${context.warcDate}`, replaced);
+      for (const k of digestKeys) {
+        this.rewrittenDigests.set(k, replaced);
+        this.rewrittenPayloads.add(k.slice(k.lastIndexOf(' ') + 1));
+      }
+    } else if (!this.revisitIndexFull) {
+      this.revisitIndexFull = true;
       this.warn({ code: 'warc-record-not-rewritten', message: `more than ${this.limits.maxWarcRevisitIndex} records rewritten (maxWarcRevisitIndex): revisits of later ones are not reported as revisitOfRewritten`, offset });
     }
   }
 
   /**
-   * Whether a revisit's original was rewritten. The original is named by WARC-Refers-To (WARC 1.1 §5.11), else by
-   * WARC-Refers-To-Target-URI and -Date (§5.13–14), else, as replay tools look it up, by its Target-URI and
-   * payload digest (the identical-payload-digest profile, §6.7.2).
+   * The rewritten original of a revisit (its replacement in `replace`; null in `conversion`), or null when its
+   * original was not rewritten; undefined entries never occur. The original is named by WARC-Refers-To (WARC 1.1
+   * §5.11), by WARC-Refers-To-Target-URI and -Date (§5.13–14), or, as replay tools look it up, by Target-URI and
+   * payload digest (the identical-payload-digest profile, §6.7.2). A revisit whose payload digest is that of any
+   * rewritten payload (whatever its URL) is a revisit of a rewritten payload too: flagged, without a replacement.
    */
-  private isRevisitOfRewritten(header: WarcHeader): boolean {
+  private revisitOriginal(header: WarcHeader): { readonly replaced: Replacement | null; readonly exact: boolean } | null {
     const refersTo = field(header, 'WARC-Refers-To');
-    if (refersTo !== undefined) return this.rewrittenIds.has(refersTo);
+    if (refersTo !== undefined && this.rewrittenIds.has(refersTo.trim())) return { replaced: this.rewrittenIds.get(refersTo.trim()) ?? null, exact: true };
     const uri = stripAngles(field(header, 'WARC-Refers-To-Target-URI'));
     const date = field(header, 'WARC-Refers-To-Date');
-    if (uri !== null && date !== undefined) return this.rewrittenCaptures.has(`${uri} ${date}`);
-    const digest = field(header, 'WARC-Payload-Digest');
+    if (uri !== null && date !== undefined && this.rewrittenCaptures.has(`${uri} ${date}`)) return { replaced: this.rewrittenCaptures.get(`${uri} ${date}`) ?? null, exact: true };
+    const digest = field(header, 'WARC-Payload-Digest')?.trim().toLowerCase();
+    if (digest === undefined) return null;
     const target = uri ?? stripAngles(field(header, 'WARC-Target-URI'));
-    return digest !== undefined && this.rewrittenDigests.has(`${target} ${digest.toLowerCase()}`);
+    const key = `${target} ${digest}`;
+    if (this.rewrittenDigests.has(key)) return { replaced: this.rewrittenDigests.get(key) ?? null, exact: true };
+    return this.rewrittenPayloads.has(digest) ? { replaced: null, exact: false } : null;
+  }
+
+  /**
+   * In `replace`: the record written anew when it names a replaced record — `WARC-Concurrent-To` and
+   * `WARC-Refers-To` then name the replacement; a revisit of a replaced record takes the replacement's payload
+   * digest and, in its HTTP head, the framing the replacement has (Content-Length of the new payload, Content-
+   * and Transfer-Encoding renamed X-Archive-Orig-*), so replay that joins the two serves the rewritten payload
+   * whole. It keeps its own record id: it is the same capture, naming what now stands for its original. Null
+   * when nothing it names was replaced.
+   */
+  private relink(header: WarcHeader, block: Buffer, original: { readonly replaced: Replacement | null; readonly exact: boolean } | null): { record: Buffer; what: string } | null {
+    const changes: string[] = [];
+    let fields = header.fields.map(([n, v]): readonly [string, string] => {
+      const lower = n.toLowerCase();
+      if (lower !== 'warc-concurrent-to' && lower !== 'warc-refers-to') return [n, v];
+      const replacement = this.replacedIds.get(v.trim());
+      if (replacement === undefined) return [n, v];
+      changes.push(`${n} names the replacement`);
+      return [n, replacement.id];
+    });
+    let newBlock = block;
+    const replaced = original?.exact === true ? original.replaced : null;
+    if (replaced !== null && field(header, 'WARC-Type') === 'revisit') {
+      const head = /^application\/http\b/i.test(field(header, 'Content-Type') ?? '') ? parseHttpHead(block) : null;
+      if (head !== null) newBlock = Buffer.concat([rewriteHead(block, head, replaced.payloadLength), block.subarray(head.length)]);
+      let sawPayload = false;
+      fields = fields.map(([n, v]): readonly [string, string] => {
+        const lower = n.toLowerCase();
+        if (lower === 'warc-payload-digest') {
+          sawPayload = true;
+          return [n, replaced.payloadDigest];
+        }
+        if (lower === 'warc-block-digest') return [n, sha1Digest(newBlock)];
+        return [n, v];
+      });
+      if (!sawPayload) fields.push(['WARC-Payload-Digest', replaced.payloadDigest]);
+      changes.push("the replacement's payload digest and framing");
+    }
+    if (changes.length === 0) return null;
+    return { record: serializeRecord(header.protocol.startsWith('WARC/') ? header.protocol : 'WARC/1.0', fields, newBlock), what: `written anew: ${changes.join('; ')}` };
   }
 
   private keys(url: string | null): { surt?: string | null; normalized?: string | null } {

@@ -41,7 +41,9 @@ export function serializeRecord(version: string, fields: ReadonlyArray<readonly 
   let head = `${version}\r\n`;
   for (const [name, value] of fields) if (name.toLowerCase() !== 'content-length') head += `${name}: ${value}\r\n`;
   head += `Content-Length: ${block.length}\r\n\r\n`;
-  return Buffer.concat([Buffer.from(head, 'utf8'), block, Buffer.from('\r\n\r\n')]);
+  // Fields read from input are one character a byte (Latin-1): written back as the same bytes. Only a value of
+  // our own beyond Latin-1 (a file name) makes the header UTF-8 (WARC 1.1 §4).
+  return Buffer.concat([Buffer.from(head, /[^\x00-\xff]/.test(head) ? 'utf8' : 'latin1'), block, Buffer.from('\r\n\r\n')]);
 }
 
 /**

@@ -20,17 +20,22 @@ describe('iana.warc.gz', () => {
     ]);
   });
 
-  test('a revisit is reported revisitOfRewritten exactly when its original (Refers-To-Target-URI and -Date) was rewritten', async () => {
+  test('a revisit is reported revisitOfRewritten exactly when its original (Refers-To-Target-URI and -Date) or its payload (digest) was rewritten', async () => {
     const { lines } = await runWarc([IANA]);
     const records = lines.filter((l) => l.kind === 'record');
-    const rewritten = new Set(records.filter((r) => r.action === 'rewritten').map((r) => `${r.targetUri} ${r.warcDate}`));
-    // What each revisit refers to, read by warcio (the independent reader).
-    const refers = new Map((await readWithWarcio(IANA)).filter((r) => r.type === 'revisit').map((r) => [r.id, `${r.headers.get('warc-refers-to-target-uri')} ${r.headers.get('warc-refers-to-date')}`]));
+    const rewrittenLines = records.filter((r) => r.action === 'rewritten');
+    const rewritten = new Set(rewrittenLines.map((r) => `${r.targetUri} ${r.warcDate}`));
+    // What each revisit refers to, and the payload digests, read by warcio (the independent reader).
+    const input = await readWithWarcio(IANA);
+    const rewrittenIds = new Set(rewrittenLines.map((r) => r.warcRecordId));
+    const rewrittenDigests = new Set(input.filter((r) => rewrittenIds.has(r.id)).map((r) => r.headers.get('warc-payload-digest')));
+    const refers = new Map(input.filter((r) => r.type === 'revisit').map((r) => [r.id, `${r.headers.get('warc-refers-to-target-uri')} ${r.headers.get('warc-refers-to-date')}`]));
+    const digests = new Map(input.filter((r) => r.type === 'revisit').map((r) => [r.id, r.headers.get('warc-payload-digest')]));
     const revisits = records.filter((r) => r.warcType === 'revisit');
     expect(revisits).toHaveLength(123);
     const flagged = revisits.filter((r) => r.revisitOfRewritten === true);
     expect(flagged.length).toBeGreaterThan(0);
-    for (const r of revisits) expect(r.revisitOfRewritten).toBe(rewritten.has(refers.get(r.warcRecordId)!));
+    for (const r of revisits) expect(r.revisitOfRewritten).toBe(rewritten.has(refers.get(r.warcRecordId)!) || rewrittenDigests.has(digests.get(r.warcRecordId)));
   });
 
   test('every line of the report carries the record id, offset, Target-URI and date; every record has one record line', async () => {

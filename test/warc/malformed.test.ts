@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.ts';
 import { randomChunks, seededRandom } from '../helpers/chunks.ts';
-import { readCorpus, runWarc, units } from './helpers.ts';
+import { readCorpus, readWithWarcio, runWarc, units } from './helpers.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'abs-warc-bad-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -29,36 +29,109 @@ const EXAMPLE = readCorpus('pywb/example.warc.gz');
 const PLAIN = readCorpus('warcio-py/example.warc');
 const random = seededRandom(12);
 
-describe('truncation is an error with a code', () => {
+describe('a damaged input is salvaged: every whole record written, exit status 3 (partial)', () => {
+  /** Records of the output as npm warcio reads them, without our warcinfo (the first) and the metadata records of gaps. */
+  const salvaged = async (output: Buffer): Promise<Array<string | null>> => (await readWithWarcio(output)).slice(1).filter((r) => !r.headers.has('x-absolutize-unparsed')).map((r) => r.id);
+  const wholeIds = async (bytes: Buffer, cut: number): Promise<Array<string | null>> => {
+    // The records whole in the first `cut` bytes: those of units that end within them.
+    return (await units(bytes)).filter((u) => u.offset + u.raw.length <= cut).flatMap((u) => u.items.flatMap((i) => (i.kind === 'record' ? [i.header.fields.find(([n]) => n === 'WARC-Record-ID')?.[1] ?? null] : [])));
+  };
   test.each([
-    ['a gzip member cut short', readCorpus('pywb/iana.warc.gz').subarray(0, 400_000)],
-    ['a plain record cut short', PLAIN.subarray(0, 3000)],
-    ['an LF-only ARC whose length counted CRLFs', readCorpus('warcio-py/example-space-in-url.arc')],
-  ])('%s', async (name, bytes) => {
+    ['a gzip member cut short', readCorpus('pywb/iana.warc.gz'), 400_000],
+    ['a plain record cut short', PLAIN, 3000],
+    ['a plain file cut inside a header', PLAIN, 2600],
+    ['a plain file cut inside the magic WARC/', PLAIN, 2570],
+  ])('%s', async (name, whole, cut) => {
+    const bytes = whole.subarray(0, cut);
+    const expected = await wholeIds(whole, cut);
+    expect(expected.length).toBeGreaterThan(1);
     for (const chunks of [[bytes], randomChunks(bytes, random, 5000)]) {
-      await expect(runWarc(chunks)).rejects.toMatchObject({ code: 'ABS_ERR_WARC_TRUNCATED' });
+      const { output, summary, warnings } = await runWarc(chunks);
+      expect(summary).toMatchObject({ partial: true, truncated: true });
+      // Read to the end by warcio: each record whole in the input is there (a rewritten one under its new id,
+      // which the metadata record after it names); the damaged tail is in a metadata record of its own.
+      const ids = await salvaged(output);
+      const records = await readWithWarcio(output);
+      const originals = new Set(records.filter((r) => r.type === 'metadata').map((r) => /absolutize-original-record-id: (\S+)/.exec(Buffer.from(r.block).toString('latin1'))?.[1]));
+      expect(expected.filter((id) => !ids.includes(id) && !originals.has(id!))).toEqual([]);
+      expect(records.filter((r) => r.headers.has('x-absolutize-unparsed'))).toHaveLength(1);
+      expect(warnings.map((w) => w.code)).toContain('warc-truncated');
+      // A cut inside a header is not reported as a header over maxWarcHeaderBytes.
+      expect(warnings.some((w) => w.message.includes('maxWarcHeaderBytes'))).toBe(false);
     }
-    expect(cli(name.replaceAll(' ', '-'), bytes)).toEqual({ status: 1, code: 'ABS_ERR_WARC_TRUNCATED' });
+    expect(cli(name.replace(/[^a-z]+/gi, '-'), bytes)).toEqual({ status: 3, code: 'ABS_ERR_WARC_PARTIAL' });
   });
 
-  test('not a WARC or ARC at all', async () => {
-    await expect(runWarc([Buffer.from('<html>not a warc</html>')])).rejects.toMatchObject({ code: 'ABS_ERR_WARC_FORMAT' });
-    expect(cli('not-a-warc', Buffer.from('<html>not a warc</html>'))).toEqual({ status: 1, code: 'ABS_ERR_WARC_FORMAT' });
+  test('an LF-only ARC whose length counted CRLFs is read to its end, as Python warcio reads it', async () => {
+    const bytes = readCorpus('warcio-py/example-space-in-url.arc');
+    for (const chunks of [[bytes], randomChunks(bytes, random, 500)]) {
+      const { summary, warnings, lines } = await runWarc(chunks);
+      // Its links are all absolute already: reported, nothing to change.
+      expect(summary).toMatchObject({ partial: false, records: 2, rewritten: 0 });
+      expect(warnings.map((w) => w.code)).toEqual(['warc-arc-length']);
+      expect(lines.filter((l) => l.kind === 'reference').length).toBeGreaterThan(0);
+    }
+    expect(cli('crlf-counted.arc', bytes)).toEqual({ status: 0, code: null });
+  });
+
+  test('an LF-only ARC whose lengths counted CRLFs, mid-file: each record ends where the next starts', async () => {
+    const body = (n: number): string => `HTTP/1.0 200 OK\nContent-Type: text/html\n\n<a href="p${n}.html">x</a>\n`;
+    const crlfLength = (t: string): number => Buffer.byteLength(t) + (t.match(/\n/g) ?? []).length;
+    const filedesc = '1 0 Example\nURL IP-address Archive-date Content-type Archive-length\n';
+    const records = [1, 2, 3].map((n) => `http://example.com/d${n}/ 192.0.2.1 20140102030405 text/html ${crlfLength(body(n))}\n${body(n)}\n`);
+    const arc = Buffer.from(`filedesc://x.arc 0.0.0.0 20140101000000 text/plain ${filedesc.length}\n${filedesc}\n${records.join('')}`);
+    for (const chunks of [[arc], randomChunks(arc, random, 40)]) {
+      const { summary, lines, warnings } = await runWarc(chunks);
+      expect(summary).toMatchObject({ partial: false, records: 4, rewritten: 3 });
+      expect(lines.filter((l) => l.kind === 'reference').map((l) => l.resolved)).toEqual([1, 2, 3].map((n) => `http://example.com/d${n}/p${n}.html`));
+      expect(warnings.map((w) => w.code)).toEqual(['warc-arc-length', 'warc-arc-length', 'warc-arc-length']);
+    }
+  });
+
+  test('an ARC cut short', async () => {
+    const bytes = readCorpus('pywb/example.arc').subarray(0, 600);
+    const { summary, output } = await runWarc([bytes]);
+    expect(summary).toMatchObject({ partial: true, truncated: true, records: 1 });
+    expect((await readWithWarcio(output)).map((r) => r.type)).toEqual(['warcinfo', 'warcinfo', 'metadata']);
+    expect(cli('cut.arc', bytes)).toEqual({ status: 3, code: 'ABS_ERR_WARC_PARTIAL' });
+  });
+
+  test('not a WARC or ARC at all, whatever its name: plain, or gzipped HTML named .warc.gz', async () => {
+    const html = Buffer.from('<html><a href="x">not a warc</a></html>');
+    for (const bytes of [html, gzipSync(html)]) {
+      await expect(runWarc([bytes])).rejects.toMatchObject({ code: 'ABS_ERR_WARC_FORMAT' });
+      expect(cli('page.warc.gz', bytes)).toEqual({ status: 1, code: 'ABS_ERR_WARC_FORMAT' });
+    }
   });
 });
 
-describe('gaps are copied and reading resumes', () => {
+/**
+ * The output split in two: its units without the metadata records that keep gaps (which should be the input
+ * without them, byte for byte), and the bytes those records keep.
+ */
+async function splitGaps(output: Buffer): Promise<{ rest: Buffer; gaps: Buffer[] }> {
+  const rest: Buffer[] = [];
+  const gaps: Buffer[] = [];
+  for (const u of await units(output)) {
+    const item = u.items[0];
+    if (u.items.length === 1 && item?.kind === 'record' && item.header.fields.some(([n]) => n === 'X-Absolutize-Unparsed')) gaps.push(item.block);
+    else rest.push(u.raw);
+  }
+  return { rest: Buffer.concat(rest), gaps };
+}
+
+describe('gaps are kept in metadata records and reading resumes', () => {
   test('garbage between plain records', async () => {
     const records = await units(PLAIN);
     const garbage = Buffer.from('garbage line\r\nmore WARC/0.9 noise\r\n');
     const input = Buffer.concat([records[0]!.raw, records[1]!.raw, garbage, ...records.slice(2).map((u) => u.raw)]);
     for (const chunks of [[input], randomChunks(input, random, 300)]) {
       const { output, summary, warnings } = await runWarc(chunks, { warcinfo: false });
-      expect(output.equals(input)).toBe(true);
-      expect(summary.records).toBe(records.length);
+      expect(await splitGaps(output)).toEqual({ rest: Buffer.concat(records.map((u) => u.raw)), gaps: [garbage] });
+      expect(summary).toMatchObject({ records: records.length, partial: true, truncated: false });
       expect(warnings.map((w) => w.code)).toEqual(['warc-gap']);
     }
-    expect(cli('garbage.warc', input).status).toBe(0);
+    expect(cli('garbage.warc', input).status).toBe(3);
   });
 
   test('garbage between gzip members, and a corrupt member', async () => {
@@ -68,11 +141,14 @@ describe('gaps are copied and reading resumes', () => {
     const input = Buffer.concat([members[0]!.raw, Buffer.from('junk between members'), members[1]!.raw, corrupt, ...members.slice(3).map((u) => u.raw)]);
     for (const chunks of [[input], randomChunks(input, random, 300)]) {
       const { output, summary, warnings } = await runWarc(chunks, { warcinfo: false });
-      expect(output.equals(input)).toBe(true);
+      const { rest, gaps } = await splitGaps(output);
+      expect(rest.equals(Buffer.concat([members[0]!.raw, members[1]!.raw, ...members.slice(3).map((u) => u.raw)]))).toBe(true);
+      expect(gaps).toEqual([Buffer.from('junk between members'), corrupt]);
       expect(summary.records).toBe(members.length - 1);
       expect(warnings.map((w) => w.code)).toEqual(['warc-gap', 'warc-gap']);
+      expect((await readWithWarcio(output)).length).toBe(members.length + 1);
     }
-    expect(cli('junk.warc.gz', input).status).toBe(0);
+    expect(cli('junk.warc.gz', input).status).toBe(3);
   });
 
   test('gaps end where the bytes say, however they are chunked: a corrupt member, and junk longer than maxWarcHeaderBytes', async () => {
@@ -82,9 +158,9 @@ describe('gaps are copied and reading resumes', () => {
     corrupt.fill(0x55, 12, 40);
     const junk = Buffer.alloc(150_000, 'j');
     const input = Buffer.concat([members[0]!.raw, corrupt, members[2]!.raw, junk, ...members.slice(3).map((u) => u.raw)]);
-    const seen = (r: Awaited<ReturnType<typeof runWarc>>) => ({ gaps: r.summary.gaps, warnings: r.warnings.map((w) => `${w.code}@${w.offset}`), same: r.output.equals(input) });
+    const seen = (r: Awaited<ReturnType<typeof runWarc>>) => ({ gaps: r.summary.gaps, warnings: r.warnings.map((w) => `${w.code}@${w.offset}`), output: r.output });
     const whole = seen(await runWarc([input], { warcinfo: false }));
-    expect(whole.same).toBe(true);
+    expect(Buffer.concat((await splitGaps(whole.output)).gaps).equals(Buffer.concat([corrupt, junk]))).toBe(true);
     // The corrupt member up to the next member, then the junk in pieces of maxWarcHeaderBytes (64 KiB): 1 + 3 gaps.
     expect(whole.warnings.filter((w) => w.startsWith('warc-gap'))).toHaveLength(4);
     for (const max of [7, 100, 1000, 70_000]) {
@@ -98,7 +174,9 @@ describe('gaps are copied and reading resumes', () => {
     const next = (await units(PLAIN))[1]!.raw;
     const input = Buffer.concat([bad, next]);
     const { output, summary, warnings } = await runWarc([input], { warcinfo: false });
-    expect(output.equals(input)).toBe(true);
+    const { rest, gaps } = await splitGaps(output);
+    expect(rest.equals(Buffer.concat([bad.subarray(0, bad.length - 14), next]))).toBe(true);
+    expect(Buffer.concat(gaps).equals(bad.subarray(bad.length - 14))).toBe(true);
     expect(summary.records).toBe(2);
     expect(warnings.map((w) => w.code)).toEqual(['warc-gap']);
   });
@@ -106,9 +184,11 @@ describe('gaps are copied and reading resumes', () => {
   test('a header that never ends, then a record', async () => {
     const input = Buffer.concat([Buffer.from('WARC/1.0\r\nX: '), Buffer.alloc(100_000, 'a'), Buffer.from('\r\n'), PLAIN]);
     const { output, summary } = await runWarc(randomChunks(input, random, 4096), { warcinfo: false });
-    expect(output.equals(input)).toBe(true);
+    const { rest, gaps } = await splitGaps(output);
+    expect(rest.equals(PLAIN)).toBe(true);
+    expect(Buffer.concat(gaps).equals(input.subarray(0, input.length - PLAIN.length))).toBe(true);
     expect(summary.records).toBe((await units(PLAIN)).length);
-    expect(cli('endless-header.warc', input).status).toBe(0);
+    expect(cli('endless-header.warc', input).status).toBe(3);
   });
 
   test('a plain record larger than maxWarcRecordBytes is copied through in pieces, never held whole', async () => {
@@ -146,7 +226,9 @@ describe('ARC', () => {
       const { output, lines: report, summary } = await runWarc(chunks);
       expect(summary).toMatchObject({ format: 'arc', records: 2, rewritten: 1 });
       const record = report.find((l) => l.kind === 'record' && l.warcType === 'response');
-      expect(record).toMatchObject({ targetUri: 'http://example.com/a dir/page one.html', warcDate: '2014-01-02T03:04:05Z', action: 'rewritten' });
+      // The raw space of the ARC URL percent-encoded, as WARC 1.1 needs it in WARC-Target-URI (and as a browser reads it).
+      expect(record).toMatchObject({ targetUri: 'http://example.com/a%20dir/page%20one.html', warcDate: '2014-01-02T03:04:05Z', action: 'rewritten' });
+      expect((await readWithWarcio(output)).map((r) => r.targetUri)).toContain('http://example.com/a%20dir/page%20one.html');
       expect(report.find((l) => l.kind === 'reference')).toMatchObject({ resolved: 'http://example.com/a%20dir/b%20c.html' });
       expect(output.toString('latin1').startsWith('WARC/1.0\r\n') || output[0] === 0x1f).toBe(true);
     }

@@ -68,9 +68,9 @@ describe('content codings and transfer coding', () => {
   });
 
   test.each([
-    ['compress', PAGE],
-    ['gzip', 'this is not gzip'],
-  ])('Content-Encoding %s that cannot be decoded: the record is copied, and the report says why', async (coding, body) => {
+    ['compress', Buffer.from([0x1f, 0x9d, 0x90, 0x3c, 0x00, 0x01])],
+    ['gzip', Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01, 0x02, 0x03])],
+  ])('Content-Encoding %s that cannot be decoded, over a binary body: the record is copied, and the report says why', async (coding, body) => {
     const input = response(URL_, [['Content-Type', 'text/html'], ['Content-Encoding', coding]], body);
     const { output, lines, warnings } = await runWarc([input], { warcinfo: false });
     expect(output.equals(input)).toBe(true);
@@ -96,7 +96,7 @@ describe('dispatch', () => {
   });
 
   test.each([
-    ['a 404', response(URL_, [['Content-Type', 'text/html']], PAGE, '404 Not Found'), /HTTP 404/],
+    ['a redirect with a body', response(URL_, [['Content-Type', 'text/html'], ['Location', '/elsewhere']], PAGE, '301 Moved Permanently'), /HTTP 301/],
     ['an image', response(URL_, [['Content-Type', 'image/png']], 'PNG'), /image\/png/],
     ['WARC-Truncated', response(URL_, [['Content-Type', 'text/html']], PAGE, '200 OK', [['WARC-Truncated', 'length']]), /WARC-Truncated/],
     ['a request', record('request', URL_, 'GET / HTTP/1.1\r\n\r\n'), /request record/],

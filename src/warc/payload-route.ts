@@ -1,0 +1,111 @@
+/**
+ * Which rewriter a WARC/ARC record's payload goes to, or why it is copied: the one place that decides it
+ * (SPEC §5b "every HTML a browser would render is rewritten"). Extend `routePayload` (and `kindOf`) for new
+ * document kinds or header rewriting; the rest of the WARC code follows its answer. Pure.
+ *
+ * - `response` records holding an HTTP response (`application/http`): by the HTTP `Content-Type`, whatever the
+ *   status (a custom 404 page is a page a browser shows) except a redirect (3xx with `Location`: the browser
+ *   follows it; its `Location`s become redirect edges) and 1xx;
+ * - `resource` records (and `response` records of other protocols): the block is the payload, typed by the WARC
+ *   `Content-Type`;
+ * - no `Content-Type` (or `unknown/unknown`, `application/unknown`, `*∕*`): the body is sniffed for HTML as the
+ *   MIME Sniffing standard's "rules for identifying an unknown MIME type" do (`sniffsAsHtml`), after its content
+ *   coding is undone;
+ * - `revisit` records are copied; a revisit of a 3xx gives its redirect edges.
+ */
+import { parseContentType, rewriteKindFor } from '../http/content-type.ts';
+import type { RewriteKind } from '../http/content-type.ts';
+import { headerText, headerValues, lastHeader, parseHttpHead } from './http-message.ts';
+import type { HttpHead } from './http-message.ts';
+import { field } from './record.ts';
+import type { WarcHeader } from './record.ts';
+
+/** A rewriter's kind, or `sniff`: HTML if the decoded body sniffs as HTML, else copied. */
+export type PayloadKind = Exclude<RewriteKind, 'none'> | 'sniff';
+
+export type PayloadRoute =
+  | {
+      readonly rewrite: true;
+      readonly kind: PayloadKind;
+      /** The HTTP response head, or null when the block is the payload (resource records). */
+      readonly http: HttpHead | null;
+      readonly status: number | null;
+      /** The payload's Content-Type as written (HTTP, or the WARC header's for a resource). */
+      readonly contentType: string | null;
+    }
+  | {
+      readonly rewrite: false;
+      readonly reason: string;
+      readonly status: number | null;
+      readonly contentType: string | null;
+      /** `Location` values of a redirect (3xx), read as UTF-8 first (headerText). */
+      readonly redirects: readonly string[];
+    };
+
+/** Media types that mean "unknown": the body is sniffed (MIME Sniffing §8.1, "supplied MIME type" unknown). */
+const UNKNOWN = new Set(['unknown/unknown', 'application/unknown', '*/*']);
+
+function kindOf(contentType: string | null): PayloadKind | null {
+  const essence = parseContentType(contentType).essence;
+  if (essence === null || UNKNOWN.has(essence)) return 'sniff';
+  const kind = rewriteKindFor(essence);
+  return kind === 'none' ? null : kind;
+}
+
+const copy = (reason: string, status: number | null = null, contentType: string | null = null, redirects: readonly string[] = []): PayloadRoute => ({ rewrite: false, reason, status, contentType, redirects });
+
+export function routePayload(header: WarcHeader, block: Buffer): PayloadRoute {
+  const type = field(header, 'WARC-Type') ?? null;
+  const recordType = (field(header, 'Content-Type') ?? '').trim();
+  const isHttp = /^application\/http\b/i.test(recordType);
+  if (type === 'revisit') {
+    const head = isHttp ? parseHttpHead(block) : null;
+    if (head !== null && head.status >= 300 && head.status < 400) return copy('revisit of a redirect: copied', head.status, lastHeader(head, 'Content-Type') ?? null, headerValues(head, 'Location').map(headerText));
+    return copy('revisit: copied', head?.status ?? null, head === null ? null : (lastHeader(head, 'Content-Type') ?? null));
+  }
+  if (type !== 'response' && type !== 'resource') return copy(`${type ?? 'untyped'} record: copied`);
+  if (field(header, 'WARC-Truncated') !== undefined) return copy(`WARC-Truncated: ${field(header, 'WARC-Truncated')}: copied`);
+  if (type === 'response' && isHttp) {
+    const head = parseHttpHead(block);
+    if (head === null) return copy('the block does not start with an HTTP response head: copied');
+    const contentType = lastHeader(head, 'Content-Type') ?? null;
+    const locations = headerValues(head, 'Location');
+    if (head.status >= 300 && head.status < 400 && locations.length > 0) return copy(`HTTP ${head.status}: copied`, head.status, contentType, locations.map(headerText));
+    if (head.status < 200) return copy(`HTTP ${head.status}: copied`, head.status, contentType);
+    const kind = kindOf(contentType);
+    if (kind === null) return copy(`Content-Type ${parseContentType(contentType).essence ?? JSON.stringify(contentType)}: not rewritten, copied`, head.status, contentType);
+    return { rewrite: true, kind, http: head, status: head.status, contentType };
+  }
+  // A resource (or a response of another protocol): the block is the payload, typed by the record.
+  const contentType = recordType === '' ? null : recordType;
+  const kind = kindOf(contentType);
+  if (kind === null) return copy(`Content-Type ${parseContentType(contentType).essence ?? JSON.stringify(contentType)}: not rewritten, copied`, null, contentType);
+  return { rewrite: true, kind, http: null, status: null, contentType };
+}
+
+/** MIME Sniffing §7.1, the HTML patterns: after leading whitespace, one of these tags, then a space or `>`. */
+const HTML_PATTERNS = ['<!DOCTYPE HTML', '<HTML', '<HEAD', '<SCRIPT', '<IFRAME', '<H1', '<DIV', '<FONT', '<TABLE', '<A', '<STYLE', '<TITLE', '<B', '<BODY', '<BR', '<P', '<!--'];
+
+/** Whether a body of unknown type sniffs as `text/html` (the first 1445 bytes, MIME Sniffing's resource header). */
+export function sniffsAsHtml(body: Uint8Array): boolean {
+  const header = Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 1445));
+  let i = 0;
+  while (i < header.length && (header[i] === 0x09 || header[i] === 0x0a || header[i] === 0x0c || header[i] === 0x0d || header[i] === 0x20)) i++;
+  for (const p of HTML_PATTERNS) {
+    if (header.length < i + p.length + 1) continue;
+    if (header.toString('latin1', i, i + p.length).toUpperCase() !== p) continue;
+    const next = header[i + p.length];
+    if (next === 0x20 || next === 0x3e) return true;
+  }
+  return false;
+}
+
+/** Whether the first bytes hold no binary data byte (MIME Sniffing §3): a body that reads as text. */
+export function looksLikeText(body: Uint8Array): boolean {
+  const n = Math.min(body.byteLength, 1445);
+  for (let i = 0; i < n; i++) {
+    const b = body[i]!;
+    if (b <= 0x08 || b === 0x0b || (b >= 0x0e && b <= 0x1a) || (b >= 0x1c && b <= 0x1f)) return false;
+  }
+  return n > 0;
+}
