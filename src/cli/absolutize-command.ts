@@ -129,13 +129,14 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   if (values.root !== undefined && (values.url === undefined || positionals.length < 2 && !(await isFile(positionals[0])))) {
     throw new AbsError('--root applies to FILE... with --url (each file\'s URL is --url plus its path below --root)', 'ABS_ERR_USAGE');
   }
-  // -o DIR/ (or an existing directory) for one input: DIR/NAME-OF-INPUT, DIR made if missing (as cp and curl -O).
-  if (values.output !== undefined && positionals.length <= 1 && !(await isDirectory(positionals[0])) && !/^https?:/i.test(positionals[0] ?? '')) {
-    values.output = await outputInDirectory(positionals[0] ?? '-', values.output);
-  }
+  // URLs and --input-list first: their -o DIR/ is the fetch command's own (one file per URL).
   if (isFetchInvocation(positionals, values)) {
     const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
     return fetchCommand(positionals, values, io, { resolver: getResolver(parseResolverName(values.resolver)), charset });
+  }
+  // -o DIR/ (or an existing directory) for one input: DIR/NAME-OF-INPUT, DIR made if missing (as cp and curl -O).
+  if (values.output !== undefined && positionals.length <= 1 && !(await isDirectory(positionals[0])) && !/^https?:/i.test(positionals[0] ?? '')) {
+    values.output = await outputInDirectory(positionals[0] ?? '-', values.output);
   }
   const resolver = getResolver(parseResolverName(values.resolver));
   const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
