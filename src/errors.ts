@@ -130,7 +130,10 @@ export type WarningCode =
   | 'mime-malformed-boundary'
   | 'mime-base64-padding'
   | 'mime-unknown-charset'
-  | 'mbox-content-length';
+  | 'mbox-content-length'
+  // JavaScript modules and manifests held whole (src/kinds/whole-text.ts)
+  | 'document-too-large'
+  | 'invalid-script';
 
 export interface Warning {
   readonly code: WarningCode;

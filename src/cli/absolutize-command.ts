@@ -12,6 +12,7 @@ import { linkLine, warningLine } from '../batch/report-lines.ts';
 import { createDocumentRewriter, parseTypeOption, typeOfName } from '../batch/rewriters.ts';
 import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { AbsError } from '../errors.ts';
+import { CONTENT_KINDS } from '../kinds/index.ts';
 import { getResolver } from '../uri/index.ts';
 import { checkOutputPath, commitOutputs, createAtomicFile } from './atomic-file.ts';
 import { explainEncoding } from './explain-encoding.ts';
@@ -39,8 +40,11 @@ Options:
   --url URL               the URL the document was retrieved from (base layer 4; the document's own URL)
   --base URL              fallback base when nothing else gives one (base layer 5)
   -o, --output FILE       write here (atomically) instead of standard output; never over INPUT
-  --type TYPE             html, css, mime (mail, MHTML), mbox, warc or auto (default: from the file extension —
-                          .css, .eml/.mht/.mhtml, .mbox, .warc/.arc[.gz] or WARC/ARC bytes — else html)
+  --type TYPE             html, css, mime (mail, MHTML), mbox, warc, svg, xhtml, feed (Atom/RSS), sitemap,
+                          xml (the root element decides), manifest (web app manifest), js (JavaScript module)
+                          or auto (default: from the file extension — .css, .eml/.mht/.mhtml, .mbox,
+                          .warc/.arc[.gz] or WARC/ARC bytes, .svg, .xhtml, .atom, .rss, .xml, .webmanifest,
+                          .mjs, .js — else html)
   --resolver NAME         browser (WHATWG URL, as Chromium; default) or rfc3986
   --charset LABEL         the document's encoding, as a transport charset would say (beats <meta>)
   --links FILE|-          write one JSON line per reference; "-" without -o prints only the report
@@ -229,7 +233,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
 }
 
 function inputType(value: string, input: string): DocumentType {
-  const type = parseTypeOption(value, ['html', 'css', 'mime', 'mbox']);
+  const type = parseTypeOption(value, ['html', 'css', 'mime', 'mbox', ...CONTENT_KINDS]);
   return type !== 'auto' ? type : (typeOfName(input) ?? 'html');
 }
 
