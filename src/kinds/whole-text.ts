@@ -101,9 +101,11 @@ export class WholeTextRewriterStream extends Transform {
     }
     const policy = new ReferencePolicy(this.base!, { resolver: this.options.resolver ?? browserResolver, encoding: 'utf-8', onReference: this.options.onReference, onWarning: (w) => this.warn(w) });
     const lines = lineIndex(text);
+    // A byte order mark (kept in the output) is read as a space: the same offsets.
+    const withoutBom = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
     const edits: Edit[] = [];
     if (this.options.kind === 'manifest') {
-      const urls = findManifestUrls(text.charCodeAt(0) === 0xfeff ? ' ' + text.slice(1) : text);
+      const urls = findManifestUrls(withoutBom);
       if (urls === null) {
         this.warn({ code: 'invalid-json', message: 'the manifest is not valid JSON: left as it is' });
         return input;
@@ -113,7 +115,7 @@ export class WholeTextRewriterStream extends Transform {
         if (url !== null) edits.push({ start: u.start, end: u.end, text: JSON.stringify(url) });
       }
     } else {
-      const refs = findModuleReferences(text);
+      const refs = findModuleReferences(withoutBom);
       if (refs === null) {
         this.warn({ code: 'invalid-script', message: 'the module lexer cannot read this script (a syntax error): left as it is' });
         return input;

@@ -140,7 +140,7 @@ describe('Chromium requests the same URLs from the original and from the relocat
 
   it('a JavaScript module graph (static, re-export, dynamic import, new URL(…, import.meta.url)) and the manifest', async () => {
     const manifestOf = async (page: import('playwright-core').Page): Promise<{ text: string; manifest: unknown }> => {
-      await page.waitForFunction(() => document.getElementById('out')?.textContent !== '…', undefined, { timeout: 15_000 }).catch(() => {});
+      await page.locator('#out').filter({ hasNotText: '…' }).waitFor({ timeout: 15_000 }).catch(() => {});
       const cdp = await page.context().newCDPSession(page);
       const m = (await cdp.send('Page.getAppManifest')) as { url: string; errors: unknown[]; manifest?: unknown };
       return { text: await page.locator('#out').innerText(), manifest: m.manifest };
