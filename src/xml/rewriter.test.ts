@@ -102,6 +102,9 @@ describe('Atom and RSS feeds (xml:base at any level)', () => {
     const { out } = await rewrite(doc, 'https://ex.com/feed.xml');
     expect(out).toContain('<link href="http://example.org/"/><icon>http://example.org/today/i.png</icon><id>tag:example.org,2026:feed</id>');
     expect(out).toContain('<link rel="alternate" href="http://example.org/today/e/1"/>');
+    // A relative xml:base is written absolute (against its parent's base): an empty href still means it.
+    expect(out).toContain('<entry xml:base="http://example.org/today/e/">');
+    expect(out).toContain('<content type="html" xml:base="http://example.org/today/e/c/">');
     expect(out).toContain('&lt;a href="http://example.org/today/e/c/x.html"&gt;x&lt;/a&gt; &lt;img src=&quot;http://example.org/today/e/c/y&amp;amp;z.png&quot;&gt;');
     expect(out).toContain('<![CDATA[<a href="http://example.org/today/e/s.html">s</a>]]>');
     expect(out).toContain('&lt;a href="not-html"&gt;');

@@ -420,7 +420,10 @@ export class XmlRewriteCore {
     if (name === 'href') return (ns === ATOM_NS || ns === ATOM03_NS) ? local === 'link' : ns === ITUNES_NS && local === 'image';
     if (name === 'src') return (ns === ATOM_NS || ns === ATOM03_NS) && local === 'content';
     if (name === 'uri') return ns === ATOM_NS && local === 'generator';
+    // xml:base itself: written absolute, so that what still resolves against it (an empty href) keeps doing so.
+    if (name === 'xml:base') return this.dialect === 'feed' || this.dialect === 'sitemap';
     if (name === 'url') {
+      if (ns === ATOM03_NS) return local === 'generator';
       if (ns === MEDIA_NS) return local === 'content' || local === 'thumbnail' || local === 'player';
       return this.dialect === 'feed' && ns === null && (local === 'enclosure' || local === 'source');
     }
@@ -454,11 +457,12 @@ export class XmlRewriteCore {
     if (ns === null || ns === RSS1_NS) {
       if (local === 'link' || local === 'comments' || local === 'docs') return 'url';
       if (local === 'url' && parent?.local === 'image') return 'url';
-      if (local === 'description') return 'html';
+      // feedparser reads `fullitem` (an RSS 0.9x extension) as escaped HTML too.
+      if (local === 'description' || local === 'fullitem') return 'html';
       return null;
     }
     if (ns === CONTENT_NS && local === 'encoded') return 'html';
-    if (ns === WFW_NS && (local === 'comment' || local === 'commentRss')) return 'url';
+    if (ns === WFW_NS && (local === 'comment' || local.toLowerCase() === 'commentrss')) return 'url';
     return null;
   }
 
@@ -521,7 +525,8 @@ export class XmlRewriteCore {
       }
       const css = spec.syntax === 'style' || spec.syntax === 'css-presentation';
       const pieces: Piece[] = css ? cssPieces(decoded.value, 'declarations') : urlPieces(spec, decoded.value);
-      const base = browser ? this.base : frame.base;
+      // xml:base resolves against the parent's base (XML Base §4.2); every other attribute against the element's.
+      const base = browser ? this.base : a.name === 'xml:base' ? (this.stack[this.stack.length - 1]?.base ?? this.base) : frame.base;
       if (base === null) continue;
       const sameDocument = tableNs === 'svg' && spec.syntax === 'url' && SVG_RESOURCE_REFERENCE_ELEMENTS.has(frame.local.toLowerCase()) ? this.options.retrieval?.url : undefined;
       for (const piece of pieces) {
