@@ -11,8 +11,19 @@
  * Only URL-like specifiers ("/", "./", "../") are rewritten: bare specifiers are resolved by an import map, and an
  * absolute URL is left as written. `new URL`'s first argument is any URL: every relative reference is rewritten.
  * A script with no module syntax (no import, export or import.meta) is a classic script: nothing is rewritten.
+ * The lexer needs no `await`: `findModuleReferences` is synchronous (see moduleLexer).
  */
-import { init, parse } from 'es-module-lexer';
+import { createRequire } from 'node:module';
+
+type Lexer = typeof import('es-module-lexer');
+let lexer: Lexer | null = null;
+/**
+ * The lexer, loaded on first use (the CommonJS build, whose `parse` instantiates its wasm synchronously when
+ * `init` has not run): documents without scripts never load it.
+ */
+function moduleLexer(): Lexer {
+  return (lexer ??= createRequire(import.meta.url)('es-module-lexer') as Lexer);
+}
 
 export interface ScriptReference {
   readonly kind: 'import' | 'dynamic-import' | 'new-url' | 'source-map';
@@ -27,7 +38,7 @@ export interface ScriptReference {
 
 /** Loads the lexer's wasm once. */
 export function initModuleLexer(): Promise<void> {
-  return init();
+  return moduleLexer().init();
 }
 
 /** https://html.spec.whatwg.org/multipage/webappapis.html#resolving-a-url-like-module-specifier */
@@ -43,7 +54,7 @@ export function findModuleReferences(source: string): ScriptReference[] | null {
   let imports;
   let hasModuleSyntax: boolean;
   try {
-    [imports, , , hasModuleSyntax] = parse(source);
+    [imports, , , hasModuleSyntax] = moduleLexer().parse(source);
   } catch {
     return null;
   }

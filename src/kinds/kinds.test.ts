@@ -100,3 +100,13 @@ describe('which rewriter', () => {
     expect(detectKind({ essence: null, name: 'a/b.webmanifest' })).toBe('manifest');
   });
 });
+
+describe('inline module scripts in HTML', () => {
+  it('imports and new URL(…, import.meta.url) against the document base (Chromium: import.meta.url is the base); classic scripts untouched', async () => {
+    const { absolutizeHtml } = await import('../html/stream.ts');
+    const html = `<base href="/b/"><script type="module">import a from './a.js'; const w = new URL('w.wasm', import.meta.url);</script><script>import('./classic.js')</script><script type=module>import {</script>`;
+    const r = await absolutizeHtml(Buffer.from(html), { retrieval: { url: 'https://ex.com/dir/page.html' } });
+    expect(r.output.toString()).toBe(`<base href="https://ex.com/b/"><script type="module">import a from 'https://ex.com/b/a.js'; const w = new URL('https://ex.com/b/w.wasm', import.meta.url);</script><script>import('./classic.js')</script><script type=module>import {</script>`);
+    expect(r.warnings.map((w) => w.code)).toEqual(['invalid-script']);
+  });
+});

@@ -55,7 +55,11 @@ async function serve(): Promise<Site> {
 const TYPES: Record<string, string> = { '.html': 'text/html', '.mjs': 'text/javascript', '.svg': 'image/svg+xml', '.xhtml': 'application/xhtml+xml', '.webmanifest': 'application/manifest+json', '.css': 'text/css', '.png': 'image/png', '.bin': 'application/octet-stream', '.wasm': 'application/wasm' };
 
 const SITE: Record<string, string> = {
-  'page.html': `<!doctype html><html><head><link rel="manifest" href="app/app.webmanifest"><script type="module" src="js/main.mjs"></script></head><body><p id="out">…</p></body></html>`,
+  // An inline module: its imports and its import.meta.url are the document's base URL (js/).
+  'page.html': `<!doctype html><html><head><base href="js/"><link rel="manifest" href="../app/app.webmanifest"><script type="module" src="main.mjs"></script><script type="module">import { inline } from './inline-dep.mjs';\nawait fetch(new URL('assets/inline.bin', import.meta.url));\nawait import("./lazy-inline.mjs");\n</script></head><body><p id="out">…</p></body></html>`,
+  'js/inline-dep.mjs': `export const inline = 1;\n`,
+  'js/lazy-inline.mjs': `export const l = 1;\n`,
+  'assets/inline.bin': 'x',
   'js/main.mjs': `import { dep } from './lib/dep.mjs';\nexport * from "../shared/re.mjs";\nconst lazy = await import('./lazy.mjs');\nconst data = await fetch(new URL("data/payload.bin", import.meta.url));\nconst other = new URL('../assets/pic.png', import.meta.url);\nawait fetch(other);\ndocument.getElementById('out').textContent = dep + lazy.lazy + (await data.text());\n//# sourceMappingURL=main.mjs.map\n`,
   'js/lib/dep.mjs': `import { util } from '../../util.mjs';\nexport const dep = 'dep' + util;\n`,
   'util.mjs': `export const util = 'u';\n`,
@@ -150,7 +154,8 @@ describe('Chromium requests the same URLs from the original and from the relocat
     expect(original.result.text).toBe('depulazypayload');
     expect(copy.result.text).toBe('depulazypayload');
     const expected = original.requests.filter((u) => u !== a.origin + ORIGINAL + 'page.html');
-    for (const m of ['js/main.mjs', 'js/lib/dep.mjs', 'util.mjs', 'shared/re.mjs', 'js/lazy.mjs', 'js/data/payload.bin', 'assets/pic.png', 'app/app.webmanifest']) expect(expected).toContain(a.origin + ORIGINAL + m);
+    // The inline module's import.meta.url is the document's base URL (js/), not its URL.
+    for (const m of ['js/inline-dep.mjs', 'js/lazy-inline.mjs', 'js/assets/inline.bin', 'js/main.mjs', 'js/lib/dep.mjs', 'util.mjs', 'shared/re.mjs', 'js/lazy.mjs', 'js/data/payload.bin', 'assets/pic.png', 'app/app.webmanifest']) expect(expected).toContain(a.origin + ORIGINAL + m);
     expect(copy.requests.filter((u) => u !== b.origin + COPY + 'page.html')).toEqual(expected);
     // The manifest as Chromium parsed it: from another origin the icons name the same URLs (start_url and scope of
     // another origin are dropped by the standard, whatever we do); from another path of the same origin, all of it.
