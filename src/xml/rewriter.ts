@@ -27,7 +27,7 @@ import type { RawCodec } from '../encoding/raw-text.ts';
 import { HtmlRewriteCore } from '../html/rewriter.ts';
 import { cssPieces, lookupUrlAttribute, urlPieces } from '../html/url-pieces.ts';
 import type { Piece } from '../html/url-pieces.ts';
-import { SVG_RESOURCE_REFERENCE_ELEMENTS } from '../html/url-attributes.ts';
+import { SVG_RESOURCE_REFERENCE_ELEMENTS, mayHoldUrl } from '../html/url-attributes.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
@@ -509,9 +509,10 @@ export class XmlRewriteCore {
       let spec = null;
       if (tableNs !== null) {
         const name = this.tableName(a, frame);
-        if (name === null) continue;
-        attrsForTable ??= attrs.map((x) => ({ name: x.name, value: x.valueStart < 0 ? '' : this.decodedValue(x) ?? '' }));
-        spec = lookupUrlAttribute(tableNs, tableNs === 'svg' ? frame.local.toLowerCase() : frame.local, name, attrsForTable, { lazyLoad: this.options.lazyLoad === true }) ?? null;
+        if (name === null || !mayHoldUrl(name)) continue;
+        // Only meta content and param value depend on other attributes (http-equiv, valuetype).
+        if (tableNs === 'html' && (frame.local === 'meta' || frame.local === 'param')) attrsForTable ??= attrs.map((x) => ({ name: x.name, value: x.valueStart < 0 ? '' : this.decodedValue(x) ?? '' }));
+        spec = lookupUrlAttribute(tableNs, tableNs === 'svg' ? frame.local.toLowerCase() : frame.local, name, attrsForTable ?? [], { lazyLoad: this.options.lazyLoad === true }) ?? null;
         if (spec === null || spec.syntax === 'srcdoc' || spec.base !== 'document') continue;
       } else if (!browser && this.vocabularyAttribute(frame, a.name)) {
         spec = { syntax: 'url', base: 'document' } as const;

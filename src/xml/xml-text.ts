@@ -8,7 +8,7 @@
  * NOTE: a reference grammar this small is matched here rather than by a library: htmlparser2's tokenizer gives the
  * offsets we need but, with entity decoding on, not the offsets of the decoded characters.
  */
-import { appendDecodedRun } from '../encoding/raw-text.ts';
+import { appendDecodedRun, decodeRawText } from '../encoding/raw-text.ts';
 import type { DecodedText, RawCodec } from '../encoding/raw-text.ts';
 
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
@@ -33,6 +33,16 @@ export interface DecodedXml extends DecodedText {
  * reference other than the predefined ones, a malformed character reference, or bytes the codec cannot map.
  */
 export function decodeXmlSegments(raw: string, rawStart: number, segments: readonly XmlSegment[], codec: RawCodec): DecodedXml | null {
+  // The common case: one run with no reference (or one CDATA section).
+  if (segments.length === 1) {
+    const seg = segments[0]!;
+    const text = raw.slice(seg.start - rawStart, seg.end - rawStart);
+    if (seg.kind === 'cdata' || !text.includes('&')) {
+      const d = decodeRawText(text, codec);
+      if (d === null) return null;
+      return { value: d.value, toRaw: (i) => seg.start + d.toRaw(i), undecodable: d.undecodable, segmentOf: () => 0 };
+    }
+  }
   let value = '';
   const rawAt: number[] = [];
   const segAt: number[] = [];
