@@ -170,3 +170,41 @@ describe('other XML and limits', () => {
     }
   });
 });
+
+describe('encodings and the base lookahead', () => {
+  it('Shift_JIS (XML declaration) and EUC-KR (transport charset): queries in the document encoding, other bytes as they were', async () => {
+    const { encodeString } = await import('../encoding/codec.ts');
+    const text = `<?xml version="1.0" encoding="Shift_JIS"?><svg xmlns="http://www.w3.org/2000/svg"><text>日本語</text><image href="画像.png?q=日本"/></svg>`;
+    const sjis = Buffer.from(encodeString(text, 'Shift_JIS', {}));
+    const { out } = await rewrite(sjis, 'https://ex.com/a/b.svg');
+    expect(Buffer.from(out, 'latin1').equals(Buffer.from(encodeString(text.replace('画像.png?q=日本', 'https://ex.com/a/%E7%94%BB%E5%83%8F.png?q=%93%FA%96{'), 'Shift_JIS', {})))).toBe(true);
+    const kr = `<rss><channel><link>한국?q=한</link></channel></rss>`;
+    const euc = Buffer.from(encodeString(kr, 'EUC-KR', {}));
+    const r = await rewrite(euc, 'https://ex.com/', { charset: 'euc-kr' });
+    expect(Buffer.from(r.out, 'latin1').equals(Buffer.from(encodeString(kr.replace('한국?q=한', 'https://ex.com/%ED%95%9C%EA%B5%AD?q=%C7%D1'), 'EUC-KR', {})))).toBe(true);
+  });
+
+  it('UTF-16 passes through unchanged, with a warning', async () => {
+    const doc = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><image href="a.png"/></svg>', 'utf16le')]);
+    const warnings: string[] = [];
+    const out = await feed([doc], { retrieval: { url: 'https://ex.com/' }, onWarning: (w) => warnings.push(w.code) });
+    expect(out.equals(doc)).toBe(true);
+    expect(warnings).toEqual(['encoding-not-rewritable']);
+  });
+
+  it('maxBaseLookaheadBytes: a <base> within the lookahead is honoured, one past it is reported and not honoured', async () => {
+    const { DEFAULT_LIMITS } = await import('../limits.ts');
+    const limit = 300;
+    const mk = (pad: number): string => `<html xmlns="http://www.w3.org/1999/xhtml"><head><link href="s.css"/><!--${'x'.repeat(pad)}--><base href="/b/"/></head><body><a href="x">x</a></body></html>`;
+    const prefix = mk(0).indexOf('<base');
+    for (const [pad, honoured] of [[limit - prefix - 1, true], [limit - prefix + 1, false]] as const) {
+      const warnings: string[] = [];
+      for (const chunks of chunkings(Buffer.from(mk(pad)), 3)) {
+        const out = (await feed(chunks, { retrieval: { url: 'https://ex.com/d/p.xhtml' }, limits: { ...DEFAULT_LIMITS, maxBaseLookaheadBytes: limit }, onWarning: (w) => warnings.push(w.code) })).toString();
+        expect(out.includes('href="https://ex.com/b/x"'), `pad ${pad}`).toBe(honoured);
+        expect(out.includes(honoured ? 'href="https://ex.com/b/s.css"' : 'href="https://ex.com/d/s.css"')).toBe(true);
+      }
+      expect(warnings.includes('base-href-after-commit')).toBe(!honoured);
+    }
+  });
+});
