@@ -10,7 +10,10 @@
  *   (`new URL (` string `,` `import.meta` `.url` `)` with only whitespace between).
  * Only URL-like specifiers ("/", "./", "../") are rewritten: bare specifiers are resolved by an import map, and an
  * absolute URL is left as written. `new URL`'s first argument is any URL: every relative reference is rewritten.
- * A script with no module syntax (no import, export or import.meta) is a classic script: nothing is rewritten.
+ * A script with no module syntax (no import, export or import.meta) may be a classic script: only its literal
+ * `import()` calls are rewritten, which resolve against the script's URL in a classic script too (the HTML
+ * standard's "script base URL" of an external classic script is its URL; kinds-agreement checks it in Chromium).
+ * Nothing else in it is a reference: `fetch('./x')`, `location = 'y'` and the like are strings, never rewritten.
  * The lexer needs no `await`: `findModuleReferences` is synchronous (see moduleLexer).
  */
 import { createRequire } from 'node:module';
@@ -59,8 +62,9 @@ export function findModuleReferences(source: string): ScriptReference[] | null {
     return null;
   }
   const out: ScriptReference[] = [];
-  if (hasModuleSyntax) {
+  {
     for (const i of imports) {
+      if (!hasModuleSyntax && i.type !== 'dynamic') continue;
       if (i.type === 'static' || i.type === 'reexport-star') {
         if ('typeOnly' in i && i.typeOnly) continue;
         if (i.phase !== null || !isUrlLikeSpecifier(i.specifier)) continue;

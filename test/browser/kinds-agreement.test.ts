@@ -52,12 +52,18 @@ async function serve(): Promise<Site> {
   };
 }
 
-const TYPES: Record<string, string> = { '.html': 'text/html', '.mjs': 'text/javascript', '.svg': 'image/svg+xml', '.xhtml': 'application/xhtml+xml', '.webmanifest': 'application/manifest+json', '.css': 'text/css', '.png': 'image/png', '.bin': 'application/octet-stream', '.wasm': 'application/wasm' };
+const TYPES: Record<string, string> = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.svg': 'image/svg+xml', '.xhtml': 'application/xhtml+xml', '.webmanifest': 'application/manifest+json', '.css': 'text/css', '.png': 'image/png', '.bin': 'application/octet-stream', '.wasm': 'application/wasm' };
 
 const SITE: Record<string, string> = {
   // An inline module: its imports and its import.meta.url are the document's base URL (js/).
   'page.html': `<!doctype html><html><head><base href="js/"><link rel="manifest" href="../app/app.webmanifest"><script type="module" src="main.mjs"></script><script type="module">import { inline } from './inline-dep.mjs';\nawait fetch(new URL('assets/inline.bin', import.meta.url));\nawait import("./lazy-inline.mjs");\n</script></head><body><p id="out">…</p></body></html>`,
   'js/inline-dep.mjs': `export const inline = 1;\n`,
+  // An external classic script: its import() resolves against the script's URL (when the script is same-origin
+  // with the page: a cross-origin classic script has "muted errors" and the base URL about:blank, HTML standard).
+  // The page that loads it is served as it is at both places, so that each loads its own copy of the script.
+  'classic.html': `<!doctype html><script src="js/classic/c.js"></script>`,
+  'js/classic/c.js': `import('./classic-dep.mjs');\nvar notAReference = './not-fetched.js';\n`,
+  'js/classic/classic-dep.mjs': `export const c = 1;\n`,
   'js/lazy-inline.mjs': `export const l = 1;\n`,
   'assets/inline.bin': 'x',
   'js/main.mjs': `import { dep } from './lib/dep.mjs';\nexport * from "../shared/re.mjs";\nconst lazy = await import('./lazy.mjs');\nconst data = await fetch(new URL("data/payload.bin", import.meta.url));\nconst other = new URL('../assets/pic.png', import.meta.url);\nawait fetch(other);\ndocument.getElementById('out').textContent = dep + lazy.lazy + (await data.text());\n//# sourceMappingURL=main.mjs.map\n`,
@@ -96,7 +102,7 @@ beforeAll(async () => {
     const type = TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
     a.files.set(ORIGINAL + name, { body: Buffer.from(text), type });
     const copy = { body: await rewriteFile(name, text, a.origin + ORIGINAL + name), type };
-    b.files.set(COPY + name, copy);
+    b.files.set(COPY + name, name === 'classic.html' ? { body: Buffer.from(text), type } : copy);
     // The same copy at another path of the original origin: a manifest's start_url and scope only count when
     // same-origin with the document (W3C appmanifest, "processing the start_url member").
     a.files.set(COPY + name, copy);
@@ -141,6 +147,16 @@ describe('Chromium requests the same URLs from the original and from the relocat
       expect(copy.requests.filter((u) => u !== b.origin + COPY + name)).toEqual(expected);
     });
   }
+
+  it('an external classic script: its literal import() rewritten, the same module requested', async () => {
+    const original = await load(a.origin + ORIGINAL + 'classic.html', async (page) => page.waitForTimeout(300));
+    const copy = await load(b.origin + COPY + 'classic.html', async (page) => page.waitForTimeout(300));
+    const imports = (r: string[]): string[] => r.filter((u) => u.endsWith('classic-dep.mjs'));
+    expect(imports(original.requests)).toEqual([a.origin + ORIGINAL + 'js/classic/classic-dep.mjs']);
+    expect(imports(copy.requests)).toEqual(imports(original.requests));
+    expect(copy.requests).toContain(b.origin + COPY + 'js/classic/c.js');
+    expect([...original.requests, ...copy.requests].some((u) => u.includes('not-fetched'))).toBe(false);
+  });
 
   it('a JavaScript module graph (static, re-export, dynamic import, new URL(…, import.meta.url)) and the manifest', async () => {
     const manifestOf = async (page: import('playwright-core').Page): Promise<{ text: string; manifest: unknown }> => {
