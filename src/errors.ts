@@ -137,7 +137,10 @@ export type WarningCode =
   | 'mime-unknown-charset'
   | 'mbox-content-length'
   // HTTP retrieval (src/http)
-  | 'content-encoding-trailing-bytes';
+  | 'content-encoding-trailing-bytes'
+  // JavaScript modules and manifests held whole (src/kinds/whole-text.ts)
+  | 'document-too-large'
+  | 'invalid-script';
 
 export interface Warning {
   readonly code: WarningCode;

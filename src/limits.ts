@@ -98,6 +98,13 @@ export interface Limits {
    * @default 67108864 (64 MiB)
    */
   readonly maxMboxContentLengthBytes: number;
+  /**
+   * Bytes of a JavaScript module or web app manifest held whole to be rewritten (es-module-lexer and the JSON
+   * reader need the whole text). A larger one passes through unchanged (`document-too-large`).
+   * Threat: a huge script held in memory; cost: about three times this while it is rewritten (bytes, text, output).
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxWholeTextBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -114,6 +121,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxMimeStructureDepth: 256,
   maxMimeLineBytes: 1 << 24,
   maxMboxContentLengthBytes: 1 << 26,
+  maxWholeTextBytes: 1 << 26,
 });
 
 /** Merges user limits over the defaults, validating each: a positive safe integer. */

@@ -18,16 +18,19 @@ import { createMboxRewriter, createMimeRewriter } from '../mime/stream.ts';
 import { getResolver } from '../uri/index.ts';
 import type { ResolverName } from '../uri/index.ts';
 import { createWarcRewriter } from '../warc/rewriter.ts';
+import { CONTENT_KINDS, KIND_EXTENSIONS, createKindRewriter } from '../kinds/index.ts';
+import type { ContentKind } from '../kinds/index.ts';
 import type { WarcLinkLine } from '../warc/rewriter.ts';
 
-export type DocumentType = 'html' | 'css' | 'mime' | 'mbox' | 'warc';
+export type DocumentType = 'html' | 'css' | 'mime' | 'mbox' | 'warc' | ContentKind;
 
-export const DOCUMENT_TYPES: readonly DocumentType[] = ['html', 'css', 'mime', 'mbox', 'warc'];
+export const DOCUMENT_TYPES: readonly DocumentType[] = ['html', 'css', 'mime', 'mbox', 'warc', ...CONTENT_KINDS];
 
 const EXTENSION_TYPES: ReadonlyArray<readonly [string, DocumentType]> = [
   ['.html', 'html'],
   ['.htm', 'html'],
-  ['.xhtml', 'html'],
+  // SVG, XHTML (parsed as XML, as browsers do), feeds, XML, manifests, JavaScript: src/kinds.
+  ...CONTENT_KINDS.flatMap((k) => KIND_EXTENSIONS.filter(([, kind]) => kind === k)),
   ['.shtml', 'html'],
   ['.css', 'css'],
   ['.eml', 'mime'],
@@ -125,6 +128,7 @@ export interface DocumentRewriter {
  * none below is reported as not supported by this build.
  */
 export const STREAM_REWRITERS: Partial<Record<DocumentType, (settings: RewriteSettings, callbacks: RewriteCallbacks) => DocumentRewriter>> = {
+  ...Object.fromEntries(CONTENT_KINDS.map((kind) => [kind, (s: RewriteSettings, c: RewriteCallbacks): DocumentRewriter => kindRewriter(kind, s, c)])),
   warc: (s, c) => {
     const stream = createWarcRewriter({
       output: s.warcOutput ?? 'replace',
@@ -195,4 +199,21 @@ export function createDocumentRewriter(type: DocumentType, s: RewriteSettings, c
       return plugged(s, c);
     }
   }
+}
+
+/** SVG, XHTML, feeds, sitemaps, XML, manifests and JavaScript modules (src/kinds). */
+function kindRewriter(kind: ContentKind, s: RewriteSettings, c: RewriteCallbacks): DocumentRewriter {
+  const stream = createKindRewriter(kind, {
+    retrieval: s.url === null ? null : { url: s.url },
+    fallback: s.base,
+    resolver: getResolver(s.resolver),
+    charset: s.charset,
+    absolutizeFragments: s.fragments,
+    lazyLoad: s.lazyLoad,
+    onWarning: (w) => c.onWarning(w),
+    onReference: c.onReference === undefined ? undefined : (r) => c.onReference!(r, null),
+    onBase: c.onBase === undefined ? undefined : (d) => c.onBase!(d, null),
+    onEncoding: c.onEncoding === undefined ? undefined : (e) => c.onEncoding!(e, null),
+  });
+  return { stream, stats: () => ({ records: 1, rewritten: stream.stats.rewritten }) };
 }

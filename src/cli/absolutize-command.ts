@@ -13,6 +13,7 @@ import { linkLine, warningLine, warningRecord } from '../batch/report-lines.ts';
 import { createDocumentRewriter, parseTypeOption, typeOfName } from '../batch/rewriters.ts';
 import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { AbsError } from '../errors.ts';
+import { CONTENT_KINDS } from '../kinds/index.ts';
 import { getResolver } from '../uri/index.ts';
 import { checkOutputPath, commitOutputs, createAtomicFile } from './atomic-file.ts';
 import { explainEncoding } from './explain-encoding.ts';
@@ -46,8 +47,12 @@ Options:
   -b, --base URL          fallback base when nothing else gives one
   -o, --output FILE|DIR   write here (atomically), never over INPUT; a name that ends in "/" (or an existing
                           directory) is a directory: the output is DIR/NAME-OF-INPUT
-  -t, --type TYPE         html, css, mime (mail, MHTML), mbox, warc or auto (default: by extension — .css,
-                          .eml/.mht/.mhtml, .mbox, .warc/.arc[.gz] — else by content, else html)
+  -t, --type TYPE         html, css, mime (mail, MHTML), mbox, warc, svg, xhtml,
+                          feed (Atom/RSS), sitemap, xml (the root decides),
+                          manifest (web app manifest), js (JavaScript module)
+                          or auto (default: by extension — .css, .eml/.mht/.mhtml,
+                          .mbox, .warc/.arc[.gz], .svg, .xhtml, .atom, .rss, .xml,
+                          .webmanifest, .mjs, .js — else by content, else html)
   -l, --links FILE|-      write one JSON line per reference; "-" without -o prints only the report
   -e, --explain           print the base decision and its chain to standard error
   -q, --quiet             errors only: no warnings, hints, progress or summary

@@ -435,3 +435,12 @@ describe('replacementText', () => {
     expect(spliced).toBe(rewriteCss(css, () => 'n m').css);
   });
 });
+
+describe('sourceMappingURL comments (issue 22)', () => {
+  test('rewrites /*# sourceMappingURL=… */ against the stylesheet URL, and nothing in other comments', () => {
+    const css = 'a{color:red}\n/* sourceMappingURL=no.map */\n/*# sourceMappingURL=s.css.map */\n';
+    const out = rewriteCss(css, (v) => new URL(v, 'https://ex.com/css/s.css').href);
+    expect(out.css).toBe('a{color:red}\n/* sourceMappingURL=no.map */\n/*# sourceMappingURL=https://ex.com/css/s.css.map */\n');
+    expect(out.references.map((r) => r.kind)).toEqual(['source-map']);
+  });
+});

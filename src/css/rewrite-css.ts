@@ -19,7 +19,7 @@ export interface CssUrlReference {
    * 'url' = url(...) (unquoted url-token or url("...") function), 'import' = @import "string",
    * 'image-set' = string inside image-set()/-webkit-image-set(), 'src' = string in src()
    */
-  readonly kind: 'url' | 'import' | 'image-set' | 'src';
+  readonly kind: 'url' | 'import' | 'image-set' | 'src' | 'source-map';
   /**
    * The URL value after CSS unescaping (what a browser resolves), before any whitespace trimming.
    * An empty value (`url()`, `url("")`) is an invalid resource for CSS (https://drafts.csswg.org/css-values-4/#url-empty);
@@ -129,7 +129,13 @@ export function scanCss(css: string, options: FindCssUrlsOptions = {}): { refere
   const t = tokenizer({ css });
   for (let token = t.nextToken(); token[0] !== TokenType.EOF; token = t.nextToken()) {
     const type = token[0];
-    if (type === TokenType.Whitespace || type === TokenType.Comment) continue;
+    if (type === TokenType.Comment) {
+      // ECMA-426 §11.1.2: `/*# sourceMappingURL=URL */` names the stylesheet's source map (resolved against its URL).
+      const m = SOURCE_MAP_COMMENT.exec(token[1]);
+      if (m !== null && depth === 0) references.push({ kind: 'source-map', value: m[1]!, start: token[2], end: token[3] + 1, ...position(token[2]) });
+      continue;
+    }
+    if (type === TokenType.Whitespace) continue;
     if (type === TokenType.OpenCurly || type === TokenType.OpenParen || type === TokenType.OpenSquare || type === TokenType.Function) depth++;
     else if (type === TokenType.CloseCurly || type === TokenType.CloseParen || type === TokenType.CloseSquare) {
       depth = Math.max(0, depth - 1);
@@ -221,6 +227,12 @@ export function rewriteCss(css: string, resolve: CssUrlResolver, options: FindCs
  * whitespace, the string's quote, and an open token stays open.
  */
 export function replacementText(source: string, url: string): string {
+  const map = SOURCE_MAP_COMMENT.exec(source);
+  if (map !== null) {
+    if (url.includes('*/')) return source;
+    const at = source.indexOf('=') + 1;
+    return source.slice(0, at) + url + source.slice(at + map[1]!.length);
+  }
   const quote = source[0];
   if (quote === '"' || quote === "'") {
     const closed = source.length > 1 && source.endsWith(quote) && !isEscaped(source, source.length - 1);
@@ -235,6 +247,8 @@ export function replacementText(source: string, url: string): string {
   // NOTE: a hex escape's terminating space (`\41 `) may land in the kept suffix; it is then trailing whitespace.
   return source.slice(0, bodyStart) + escapeUrlTokenBody(url) + source.slice(bodyEnd);
 }
+
+const SOURCE_MAP_COMMENT = /^\/\*[#@][ \t]sourceMappingURL=([^\s*]+)[ \t\r\n]*\*\/$/;
 
 /** True if the character at `index` follows an odd run of backslashes (https://drafts.csswg.org/css-syntax-3/#escaping). */
 function isEscaped(source: string, index: number): boolean {

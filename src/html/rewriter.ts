@@ -90,7 +90,7 @@ type WorkItem =
   | { readonly kind: 'tag'; readonly token: Token.TagToken; readonly ns: Namespace; readonly beforeBase: boolean; readonly urls: UrlAttribute[] }
   | { readonly kind: 'text'; readonly element: string; readonly syntax: TextSyntax; readonly start: number; readonly end: number; readonly line: number; readonly column: number };
 
-type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrules';
+type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrules' | 'module';
 
 // https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead: start tags the "in head" insertion
 // mode handles itself. Any other start tag ends head content (in "in head", "after head" and "in body").
@@ -229,7 +229,7 @@ export class HtmlRewriteCore implements DriverHandler {
         this.openText = { element: 'style', syntax: 'css', start: loc.endOffset, line: loc.endLine, column: loc.endCol };
       } else if (tag === 'script') {
         const type = token.attrs.find((a) => a.name === 'type')?.value.trim().toLowerCase();
-        if (type === 'importmap' || type === 'speculationrules') {
+        if (type === 'importmap' || type === 'speculationrules' || type === 'module') {
           this.openText = { element: 'script', syntax: type, start: loc.endOffset, line: loc.endLine, column: loc.endCol };
         }
       } else if (tag === 'base' && !this.driver.inTemplate() && !this.seenBaseHref && token.attrs.some((a) => a.name === 'href')) {
@@ -508,12 +508,12 @@ export class HtmlRewriteCore implements DriverHandler {
     const isCss = item.syntax === 'css' || item.syntax === 'css-with-references';
     const pieces = isCss ? cssPieces(decoded.value, 'stylesheet') : jsonScriptPieces(item.syntax, decoded.value);
     if (pieces === null) {
-      this.warn({ code: 'invalid-json', message: `<script type=${item.syntax}> is not valid JSON; left as it is`, line: item.line, column: item.column });
+      this.warn({ code: item.syntax === 'module' ? 'invalid-script' : 'invalid-json', message: `<script type=${item.syntax}> is not ${item.syntax === 'module' ? 'a readable module' : 'valid JSON'}; left as it is`, line: item.line, column: item.column });
       return;
     }
     for (const piece of pieces) {
       if (this.leftUndecodable(decoded, piece, at)) continue;
-      const text = this.policy!.apply(piece.value, at);
+      const text = this.policy!.apply(piece.value, at, piece.documentUrl === true ? { base: this.options.retrieval?.url ?? null } : undefined);
       if (text === null) continue;
       const serialized = piece.serialize(text);
       this.addEdit({

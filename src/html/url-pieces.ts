@@ -4,6 +4,7 @@
  * the CSS module and the JSON scripts to the rewriter, which only splices pieces.
  */
 import { findCssUrls, replacementText } from '../css/rewrite-css.ts';
+import { findModuleReferences, javaScriptStringLiteral } from '../js/module-references.ts';
 import { findImportMapUrls, findSpeculationRulesUrls } from './json-scripts.ts';
 import { parseMetaRefresh, parseSrcset, splitCommaList, splitSpaceList } from './microsyntax.ts';
 import { lookupUrlAttribute as lookup } from './url-attributes.ts';
@@ -20,6 +21,13 @@ export interface Piece {
   readonly end: number;
   /** The text that replaces [start, end) for a new URL. */
   serialize(url: string): string;
+  /**
+   * Resolved against the document's URL, not its base: the source map of an inline script (DevTools takes the
+   * document's URL as the script's). NOTE: an inline module's `import.meta.url` is the document's *base* URL
+   * (its "base URL" in the HTML standard; test/browser/kinds-agreement.test.ts checks it in Chromium), so
+   * `new URL(…, import.meta.url)` resolves against the base like its imports.
+   */
+  readonly documentUrl?: true;
 }
 
 const asIs = (url: string): string => url;
@@ -92,8 +100,21 @@ export function cssPieces(css: string, context: 'stylesheet' | 'declarations'): 
   });
 }
 
-/** The URL pieces of an import map or speculation rules script, or null when it is not valid JSON. */
-export function jsonScriptPieces(syntax: 'importmap' | 'speculationrules', json: string): Piece[] | null {
+/**
+ * The URL pieces of an import map or speculation rules script, or null when it is not valid JSON; of an inline
+ * module script (src/js/module-references.ts), or null when the module lexer cannot read it.
+ */
+export function jsonScriptPieces(syntax: 'importmap' | 'speculationrules' | 'module', json: string): Piece[] | null {
+  if (syntax === 'module') {
+    const refs = findModuleReferences(json);
+    return refs?.map((r) => ({
+      value: r.value,
+      start: r.start,
+      end: r.end,
+      serialize: (url: string) => (r.kind === 'source-map' ? url : javaScriptStringLiteral(url, r.quote)),
+      ...(r.kind === 'source-map' ? { documentUrl: true as const } : {}),
+    })) ?? null;
+  }
   const found = syntax === 'importmap' ? findImportMapUrls(json) : findSpeculationRulesUrls(json);
   if (found === null) return null;
   return found.map((s) => ({ value: s.value, start: s.start, end: s.end, serialize: jsonString }));

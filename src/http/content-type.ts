@@ -1,6 +1,8 @@
 /**
  * `Content-Type` of an HTTP response, and the one place that decides which rewriter a response goes to.
  */
+import { kindOfContentType } from '../kinds/index.ts';
+import type { ContentKind } from '../kinds/index.ts';
 import { undici } from './undici.ts';
 
 export interface ContentTypeInfo {
@@ -25,12 +27,13 @@ export function parseContentType(value: string | null | undefined): ContentTypeI
 /**
  * What is done with a response body:
  * - `html`: the HTML rewriter (default encoding windows-1252, as browsers);
- * - `xhtml`: the HTML rewriter, default encoding UTF-8 (XML's default);
+ * - `xhtml`, `svg`, `feed`, `sitemap`, `xml`, `manifest`, `js`: the rewriters of src/kinds (XHTML is parsed as
+ *   XML, as browsers do);
  * - `css`: the CSS rewriter;
  * - `mime`: a MIME entity (`message/rfc822`, MHTML as `multipart/related`): for the MIME rewriter;
  * - `none`: anything else, passed through untouched (or skipped in a batch).
  */
-export type RewriteKind = 'html' | 'xhtml' | 'css' | 'mime' | 'none';
+export type RewriteKind = 'html' | 'css' | 'mime' | 'none' | ContentKind;
 
 /** The content-type dispatch (SPEC §6): which rewriter a response's media type goes to. */
 export function rewriteKindFor(essence: string | null): RewriteKind {
@@ -46,6 +49,6 @@ export function rewriteKindFor(essence: string | null): RewriteKind {
     case 'application/x-mimearchive': // Chromium's MHTML type when served
       return 'mime';
     default:
-      return 'none';
+      return kindOfContentType(essence) ?? 'none';
   }
 }

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import type { RewriteKind } from './content-type.ts';
 
-const KIND_EXTENSIONS: Record<RewriteKind, string | null> = { html: '.html', xhtml: '.xhtml', css: '.css', mime: '.mht', none: null };
+// feed, xml, js: the URL's own extension (.atom, .rss, .xml, .js, .mjs), if any.
+const KIND_EXTENSIONS: Record<RewriteKind, string | null> = { html: '.html', xhtml: '.xhtml', css: '.css', mime: '.mht', none: null, svg: '.svg', sitemap: '.xml', manifest: '.webmanifest', feed: null, xml: null, js: null };
 /** Characters kept of host and path; the rest of the name is the hash and the extension. */
 const MAX_STEM_CHARS = 120;
 

@@ -16,6 +16,8 @@ import type { FetchError, RedirectHop } from '../errors.ts';
 import { createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlRewriterStream } from '../html/stream.ts';
 import type { HtmlRewriteStats, HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
+import { createKindRewriter } from '../kinds/index.ts';
+import type { KindRewriterStream } from '../kinds/index.ts';
 import { rewriteKindFor } from './content-type.ts';
 import type { ContentTypeInfo, RewriteKind } from './content-type.ts';
 import { fetchDocument, headerValue, httpStatusError } from './fetch.ts';
@@ -40,7 +42,7 @@ export interface ResponseRewriteOptions extends RewriteChoices {
 export interface ResponseRewriter {
   readonly kind: RewriteKind;
   /** The rewriter, or null when the body passes through untouched (see `passthroughReason`). */
-  readonly transform: HtmlRewriterStream | CssRewriterStream | MimeRewriterStream | MimeBodyRewriterStream | null;
+  readonly transform: HtmlRewriterStream | CssRewriterStream | MimeRewriterStream | MimeBodyRewriterStream | KindRewriterStream | null;
   /** Why the body is not rewritten, for a warning or a batch's skip message; null when it is. */
   readonly passthroughReason: string | null;
 }
@@ -66,15 +68,12 @@ export function createResponseRewriter(document: FetchedDocument, options: Respo
   };
   switch (kind) {
     case 'html':
-    case 'xhtml':
       return {
         kind,
         passthroughReason: null,
         transform: createHtmlRewriter({
           ...common,
           charset,
-          // XML's default encoding is UTF-8; HTML's (with no other information) windows-1252.
-          defaultEncoding: kind === 'xhtml' ? 'utf-8' : undefined,
           headers: {
             contentLocation: headerValue(document.headers['content-location']),
             contentBase: headerValue(document.headers['content-base']),
@@ -99,6 +98,14 @@ export function createResponseRewriter(document: FetchedDocument, options: Respo
         : createMimeRewriter(mimeOptions);
       return { kind, passthroughReason: null, transform };
     }
+    case 'svg':
+    case 'xhtml':
+    case 'feed':
+    case 'sitemap':
+    case 'xml':
+    case 'manifest':
+    case 'js':
+      return { kind, passthroughReason: null, transform: createKindRewriter(kind, { ...common, charset, absolutizeFragments: options.absolutizeFragments, lazyLoad: options.lazyLoad }) };
     case 'none':
       return { kind, passthroughReason: `${document.contentType.raw === null ? 'no Content-Type' : `Content-Type ${document.contentType.essence ?? JSON.stringify(document.contentType.raw)}`} is not rewritten: passed through untouched`, transform: null };
   }
