@@ -7,11 +7,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
 import { PYTHON } from '../mime/differential/harness.ts';
 import { readWithWarcio, runWarc } from './helpers.ts';
 import type { RunResult } from './helpers.ts';
@@ -196,5 +197,30 @@ describe('HTTP header references in WARC response records', () => {
   test('without the option, a copied record with a relative Link comes out byte for byte', async () => {
     const run = await runWarc([Buffer.concat([IMAGE, REQUEST])]);
     expect(run.output.subarray(run.output.indexOf('WARC/1.0', 10)).equals(Buffer.concat([IMAGE, REQUEST]))).toBe(true);
+  });
+
+  test.each([false, true])('on a worker thread (rewriteHeaderReferences %s): the same bytes and lines as inline', async (option) => {
+    const inline = await runWarc([CRAWL], { rewriteHeaderReferences: option });
+    const threaded = await runWarc([CRAWL], { rewriteHeaderReferences: option, threads: 1 });
+    expect(threaded.output.equals(inline.output)).toBe(true);
+    expect(threaded.lines).toEqual(inline.lines);
+  });
+
+  test('the command line: --links reports them, --warc-header-references rewrites the image record', async () => {
+    const input = join(tmp, 'crawl.warc');
+    writeFileSync(input, CRAWL);
+    const plain = runCli([input, '-o', join(tmp, 'a.warc'), '--links', join(tmp, 'a.jsonl')]);
+    expect(plain.status, plain.stderr).toBe(0);
+    const report = (name: string): Array<Record<string, unknown>> => readFileSync(join(tmp, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const imageLink = (name: string): Record<string, unknown> | undefined => report(name).find((l) => l.kind === 'reference' && l.warcRecordId === IMAGE_ID);
+    expect(imageLink('a.jsonl')).toMatchObject({ element: null, attribute: 'Link', rel: 'preload', raw: '../x', resolved: 'http://example.com/x', changed: false });
+    expect(readFileSync(join(tmp, 'a.warc')).includes(IMAGE)).toBe(true);
+    const option = runCli([input, '-o', join(tmp, 'b.warc'), '--links', join(tmp, 'b.jsonl'), '--warc-header-references']);
+    expect(option.status, option.stderr).toBe(0);
+    expect(imageLink('b.jsonl')).toMatchObject({ attribute: 'Link', changed: true });
+    const out = readFileSync(join(tmp, 'b.warc'));
+    expect(out.includes(IMAGE)).toBe(false);
+    expect(out.includes('Link: <http://example.com/x>; rel=preload')).toBe(true);
+    expect((await readWithWarcio(out)).filter((r) => r.type === 'response')).toHaveLength(3);
   });
 });
