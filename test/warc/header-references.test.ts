@@ -16,6 +16,7 @@ import { runCli } from '../helpers/cli.ts';
 import { PYTHON } from '../mime/differential/harness.ts';
 import { readWithWarcio, runWarc } from './helpers.ts';
 import type { RunResult } from './helpers.ts';
+import type { WarcLinkLine } from '../../src/warc/rewriter.ts';
 
 const SCRIPT = fileURLToPath(new URL('warc_read.py', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'abs-warc-hdr-'));
@@ -211,8 +212,8 @@ describe('HTTP header references in WARC response records', () => {
     writeFileSync(input, CRAWL);
     const plain = runCli([input, '-o', join(tmp, 'a.warc'), '--links', join(tmp, 'a.jsonl')]);
     expect(plain.status, plain.stderr).toBe(0);
-    const report = (name: string): Array<Record<string, unknown>> => readFileSync(join(tmp, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const imageLink = (name: string): Record<string, unknown> | undefined => report(name).find((l) => l.kind === 'reference' && l.warcRecordId === IMAGE_ID);
+    const report = (name: string): WarcLinkLine[] => readFileSync(join(tmp, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as WarcLinkLine);
+    const imageLink = (name: string): WarcLinkLine | undefined => report(name).find((l) => l.kind === 'reference' && l.warcRecordId === IMAGE_ID);
     expect(imageLink('a.jsonl')).toMatchObject({ element: null, attribute: 'Link', rel: 'preload', raw: '../x', resolved: 'http://example.com/x', changed: false });
     expect(readFileSync(join(tmp, 'a.warc')).includes(IMAGE)).toBe(true);
     const option = runCli([input, '-o', join(tmp, 'b.warc'), '--links', join(tmp, 'b.jsonl'), '--warc-header-references']);
