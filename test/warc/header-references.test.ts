@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
@@ -223,5 +224,16 @@ describe('HTTP header references in WARC response records', () => {
     expect(out.includes(IMAGE)).toBe(false);
     expect(out.includes('Link: <http://example.com/x>; rel=preload')).toBe(true);
     expect((await readWithWarcio(out)).filter((r) => r.type === 'response')).toHaveLength(3);
+  });
+
+  test('gzip in (a member a record), gzip out: the replaced image a member of its own, digests that hold', async () => {
+    const input = Buffer.concat([PAGE, PLAIN, IMAGE, REQUEST].map((r) => gzipSync(r)));
+    const run = await runWarc([input], { rewriteHeaderReferences: true });
+    expect(run.output.subarray(0, 2).toString('hex')).toBe('1f8b');
+    // The request (not replaced, its Concurrent-To renamed) and every new record: one gzip member each, read back.
+    const out = await records(run);
+    expect(out.map((r) => r.type)).toEqual(['warcinfo', 'response', 'metadata', 'response', 'metadata', 'response', 'metadata', 'request']);
+    expect(out[5]!.text).toContain('Link: <http://example.com/x>; rel=preload\r\n');
+    digestsHold(run);
   });
 });
