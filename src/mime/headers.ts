@@ -45,22 +45,23 @@ export function parseFields(bytes: Buffer): HeaderField[] {
   const fields: HeaderField[] = [];
   let current: { name: string; valueStart: number } | null = null;
   let fieldEnd = 0;
-  let i = 0;
   const close = (): void => {
     if (current !== null) fields.push({ name: current.name, key: current.name.toLowerCase(), valueStart: current.valueStart, end: fieldEnd });
     current = null;
   };
-  while (i < bytes.length) {
-    const end = lineEnd(bytes, i);
+  const lines = new LineEnds(bytes);
+  for (let i = 0; i < bytes.length; ) {
+    const end = lines.after(i);
     const first = bytes[i]!;
     if (first === 0x20 || first === 0x09) {
       if (current !== null) fieldEnd = end;
     } else {
       close();
-      const colon = bytes.indexOf(0x3a, i);
+      // The colon within this line only (a search past it would make the block quadratic in its lines).
+      const colon = bytes.subarray(i, end).indexOf(0x3a);
       // "From " lines (a Unix From_ line, RFC 4155) and lines with no name are not fields.
-      if (colon > i && colon < end && !bytes.subarray(i, Math.min(i + 5, end)).equals(FROM_SPACE)) {
-        current = { name: bytes.toString('latin1', i, colon), valueStart: colon + 1 };
+      if (colon > 0 && !bytes.subarray(i, Math.min(i + 5, end)).equals(FROM_SPACE)) {
+        current = { name: bytes.toString('latin1', i, i + colon), valueStart: i + colon + 1 };
         fieldEnd = end;
       }
     }
@@ -72,12 +73,44 @@ export function parseFields(bytes: Buffer): HeaderField[] {
 
 const FROM_SPACE = Buffer.from('From ');
 
-/** The index after the line ending of the line starting at `i` (CRLF, LF or a bare CR), or the end of `data`. */
+/**
+ * The line ends of one buffer, line after line, in time linear in its size: the next LF and the next CR are
+ * each searched for once and remembered until passed (searching both from every line start is quadratic when one
+ * of them is rare: a 1 MiB header block of short LF lines was > 240 s).
+ */
+export class LineEnds {
+  private readonly data: Buffer;
+  private nextLf = -1;
+  private nextCr = -1;
+
+  constructor(data: Buffer) {
+    this.data = data;
+  }
+
+  /** The index after the line ending of the line starting at `i` (CRLF, LF or a bare CR), or the end of the data. */
+  after(i: number): number {
+    const data = this.data;
+    if (this.nextLf !== -2 && this.nextLf < i) {
+      this.nextLf = data.indexOf(0x0a, i);
+      if (this.nextLf === -1) this.nextLf = -2;
+    }
+    if (this.nextCr !== -2 && this.nextCr < i) {
+      this.nextCr = data.indexOf(0x0d, i);
+      if (this.nextCr === -1) this.nextCr = -2;
+    }
+    const lf = this.nextLf === -2 ? -1 : this.nextLf;
+    const cr = this.nextCr === -2 ? -1 : this.nextCr;
+    if (cr !== -1 && (lf === -1 || cr < lf)) return cr + 1 < data.length && data[cr + 1] === 0x0a ? cr + 2 : cr + 1;
+    return lf === -1 ? data.length : lf + 1;
+  }
+}
+
+/**
+ * The index after the line ending of the line starting at `i` (CRLF, LF or a bare CR), or the end of `data`.
+ * One line only: to walk many lines of one buffer, `LineEnds` (this searches from `i` every time).
+ */
 export function lineEnd(data: Buffer, i: number): number {
-  const lf = data.indexOf(0x0a, i);
-  const cr = data.indexOf(0x0d, i);
-  if (cr !== -1 && (lf === -1 || cr < lf)) return cr + 1 < data.length && data[cr + 1] === 0x0a ? cr + 2 : cr + 1;
-  return lf === -1 ? data.length : lf + 1;
+  return new LineEnds(data).after(i);
 }
 
 /**

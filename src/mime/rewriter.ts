@@ -22,7 +22,7 @@ import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
 import { resolveLabel } from '../encoding/index.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
-import { decodedUrlHeader, firstField, isHeaderLine, lineEnd } from './headers.ts';
+import { decodedUrlHeader, firstField, isHeaderLine, LineEnds } from './headers.ts';
 import type { Entity, ScanHandler, ScanWarningCode } from './scanner.ts';
 import { StreamedPart } from './streamed-part.ts';
 import { decodeBody, encodeBody, transferEncodingOf } from './transfer-encoding.ts';
@@ -111,6 +111,8 @@ export class MimePartRewriter implements ScanHandler {
   /** A message/delivery-status body being read for its header blocks (Python reads them as such). */
   private status: { entity: Entity; chunks: Buffer[]; size: number } | null = null;
   private queue: Pending[] = [];
+  /** The first item of `queue` not yet written (items before it are done; shift() would make drain quadratic). */
+  private queueHead = 0;
 
   constructor(options: MimeRewriteOptions) {
     this.options = options;
@@ -168,19 +170,12 @@ export class MimePartRewriter implements ScanHandler {
       return;
     }
     held.size += data.length;
-    if (held.size > this.limits.maxMimePartBytes && held.encoding !== 'base64') {
-      // Too large to hold: rewritten in pieces from here on.
+    if (held.size > this.limits.maxMimePartBytes) {
+      // Too large to hold: rewritten in pieces from here on, whatever its transfer encoding.
       this.streaming = this.startStreaming(held);
       this.queue.push(this.streaming);
       for (const c of held.chunks) this.streaming.part.write(c);
       this.streaming.part.write(data);
-      this.held = null;
-      return;
-    }
-    if (held.size > Math.max(this.limits.maxMimePartBytes, this.limits.maxMimeBase64PartBytes)) {
-      this.warn({ code: 'mime-part-too-large', message: `part ${held.entity.path} is a base64 part larger than ${this.limits.maxMimeBase64PartBytes} bytes (maxMimeBase64PartBytes): passed through unchanged` }, held.entity.path);
-      for (const c of held.chunks) this.queue.push(c);
-      this.queue.push(data);
       this.held = null;
       return;
     }
@@ -210,8 +205,9 @@ export class MimePartRewriter implements ScanHandler {
   private checkStatusBlocks(entity: Entity, body: Buffer): void {
     let inHeaders = true;
     let block = 1;
+    const lines = new LineEnds(body);
     for (let i = 0; i < body.length; ) {
-      const end = lineEnd(body, i);
+      const end = lines.after(i);
       const blank = body[i] === 0x0a || body[i] === 0x0d;
       if (blank) {
         if (!inHeaders || i > 0) block++;
@@ -230,41 +226,59 @@ export class MimePartRewriter implements ScanHandler {
 
   /** Writes out what is queued, in order; held parts are rewritten first. */
   async drain(write: (output: Buffer) => void): Promise<void> {
-    while (this.queue.length > 0) {
-      const item = this.queue[0]!;
-      if (Buffer.isBuffer(item)) {
-        this.queue.shift();
-        if (item.length > 0) write(item);
-        continue;
-      }
-      if ('part' in item) {
-        // A streamed part: what its rewriter has written so far; the rest waits until it has ended.
-        for (const b of item.part.output.splice(0)) write(b);
-        if (item.part.needsDrain && !item.ended) await item.part.waitDrain();
-        if (!item.ended) {
+    try {
+      while (this.queueHead < this.queue.length) {
+        const item = this.queue[this.queueHead]!;
+        if (Buffer.isBuffer(item)) {
+          this.queueHead++;
+          if (item.length > 0) write(item);
+          continue;
+        }
+        if ('part' in item) {
+          // A streamed part: what its rewriter has written so far; the rest waits until it has ended.
           for (const b of item.part.output.splice(0)) write(b);
-          return;
+          if (item.part.needsDrain && !item.ended) await item.part.waitDrain();
+          if (!item.ended) {
+            for (const b of item.part.output.splice(0)) write(b);
+            return;
+          }
+          this.queueHead++;
+          await item.part.end();
+          for (const b of item.part.output.splice(0)) write(b);
+          this.base64Warnings(item);
+          const count = item.stats().rewritten;
+          if (count > 0) {
+            this.stats.rewrittenParts++;
+            this.stats.rewritten += count;
+          }
+          continue;
         }
-        this.queue.shift();
-        await item.part.end();
-        for (const b of item.part.output.splice(0)) write(b);
-        const count = item.stats().rewritten;
-        if (count > 0) {
+        this.queueHead++;
+        const original = item.chunks.length === 1 ? item.chunks[0]! : Buffer.concat(item.chunks);
+        const replacement = await this.rewritePart(item, original);
+        if (replacement === null) {
+          if (original.length > 0) write(original);
+        } else {
           this.stats.rewrittenParts++;
-          this.stats.rewritten += count;
+          write(replacement);
         }
-        continue;
       }
-      this.queue.shift();
-      const original = item.chunks.length === 1 ? item.chunks[0]! : Buffer.concat(item.chunks);
-      const replacement = await this.rewritePart(item, original);
-      if (replacement === null) {
-        if (original.length > 0) write(original);
-      } else {
-        this.stats.rewrittenParts++;
-        write(replacement);
+    } finally {
+      if (this.queueHead > 0) {
+        this.queue = this.queue.slice(this.queueHead);
+        this.queueHead = 0;
       }
     }
+  }
+
+  /** What a streamed base64 part's decoding met (a held one is checked whole by `decodeBody`). */
+  private base64Warnings(item: Streaming): void {
+    const b = item.part.base64;
+    if (b === null) return;
+    const path = item.entity.path;
+    if (b.ignored > 0) this.warn({ code: 'mime-undecodable-body', message: `part ${path}: ${b.ignored} characters outside the base64 alphabet were skipped (as Python's email skips them)` }, path);
+    if (b.truncated) this.warn({ code: 'mime-undecodable-body', message: `part ${path}: the base64 body ends with one character of a quantum, which decodes to nothing` }, path);
+    else if (b.padded) this.warn({ code: 'mime-base64-padding', message: `part ${path}: the base64 body's last quantum is short of padding: decoded as if padded` }, path);
   }
 
   /** The rewriter (HTML or CSS stream) of a part too large to hold, behind its transfer decoding. */
