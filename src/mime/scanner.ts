@@ -249,6 +249,9 @@ export class MimeScanner {
     if (kind === 'multipart' && type.malformedBoundary === true) {
       this.handler.warning('mime-malformed-boundary', `part ${path}: its boundary parameter is not quoted but holds characters a token cannot (RFC 2045 §5.1): read as the whole value`, path);
     }
+    for (const name of type.duplicateParameters ?? []) {
+      if (name !== 'boundary' || major === 'multipart') this.handler.warning('mime-duplicate-parameter', `part ${path}: its Content-Type gives ${name} more than once: the first plain ${name}= is read, as Python's email reads it`, path);
+    }
     if (major === 'multipart' && type.boundary === null) {
       this.handler.warning('mime-no-boundary', `part ${path} is ${type.contentType} without a boundary parameter: its body is read as one part, passed through`, path);
     }
