@@ -28,7 +28,7 @@ export interface Segment {
 }
 
 /** A physical line longer than this is cut into segments of at most about this size. */
-export const MAX_SEGMENT_BYTES = 1 << 16;
+export const MAX_SEGMENT_BYTES: number = 1 << 16;
 
 /** The first line ending of `data` (null: none yet; a CR at the very end waits for what follows). */
 export function lineEndingOf(data: Buffer): LineEnding | null {
@@ -156,6 +156,9 @@ function decodeQuotedPrintableLine(line: Buffer, eol: number): Segment {
 }
 
 const B64 = new Int8Array(256).fill(-1);
+const PLAIN_BASE64 = /^[A-Za-z0-9+/\r\n]*$/;
+/** base64 lines taken together into one segment, up to this many bytes. */
+const GROUP_BYTES = 1 << 14;
 for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].entries()) B64[c.charCodeAt(0)] = i;
 
 /**
@@ -175,7 +178,21 @@ export class Base64Decoder {
 
   push(chunk: Buffer, final: boolean): Segment[] {
     const out: Segment[] = [];
-    this.lines.push(chunk, final, (line) => out.push(this.decodeLine(line)));
+    // Whole lines are taken together, up to GROUP_BYTES: one segment each (lines are contiguous in one buffer).
+    let group: Buffer | null = null;
+    const flush = (): void => {
+      if (group !== null) out.push(this.decodeLine(group));
+      group = null;
+    };
+    this.lines.push(chunk, final, (line) => {
+      if (group !== null && group.buffer === line.buffer && group.byteOffset + group.length === line.byteOffset && group.length + line.length <= GROUP_BYTES) {
+        group = Buffer.from(group.buffer, group.byteOffset, group.length + line.length);
+      } else {
+        flush();
+        group = line;
+      }
+    });
+    flush();
     if (final && this.quantum.length > 0) {
       const last = out[out.length - 1];
       const tail = this.finish();
@@ -186,6 +203,13 @@ export class Base64Decoder {
   }
 
   private decodeLine(line: Buffer): Segment {
+    // The common case natively: whole quanta of the alphabet and line endings, nothing pending, no padding.
+    if (this.quantum.length === 0 && !this.ended) {
+      const text = line.toString('latin1');
+      if (PLAIN_BASE64.test(text) && text.replace(/[\r\n]+/g, '').length % 4 === 0) {
+        return { encoded: line, decoded: Buffer.from(text, 'base64'), hardEnd: false, aligned: true };
+      }
+    }
     const decoded = Buffer.allocUnsafe(Math.ceil(((line.length + 4) * 3) / 4));
     let n = 0;
     const q = this.quantum;

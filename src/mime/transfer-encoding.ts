@@ -23,7 +23,8 @@ export function transferEncodingOf(value: string | false | undefined): TransferE
 export function encodedStyleOf(first: Segment | undefined): EncodedStyle {
   const eol = first === undefined ? null : lineEndingOf(first.encoded);
   if (eol === null || first === undefined) return { eol: '\r\n', lineLength: 76 };
-  const length = first.encoded.length - eol.length;
+  // The first line of the segment (a base64 segment holds several).
+  const length = first.encoded.indexOf(eol === '\r' ? 0x0d : eol === '\n' ? 0x0a : 0x0d);
   return { eol, lineLength: length > 0 ? length : 76 };
 }
 
