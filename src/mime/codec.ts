@@ -30,12 +30,15 @@ export interface Segment {
 /** A physical line longer than this is cut into segments of at most about this size. */
 export const MAX_SEGMENT_BYTES: number = 1 << 16;
 
-/** The first line ending of `data` (null: none yet; a CR at the very end waits for what follows). */
-export function lineEndingOf(data: Buffer): LineEnding | null {
+/**
+ * The first line ending of `data` (null: none yet; a CR at the very end waits for what follows, unless `whole`:
+ * the data is a whole line, so that CR is a bare one).
+ */
+export function lineEndingOf(data: Buffer, whole = false): LineEnding | null {
   const lf = data.indexOf(0x0a);
   const cr = lf === -1 ? data.indexOf(0x0d) : data.subarray(0, lf).indexOf(0x0d);
   if (cr !== -1) {
-    if (cr + 1 >= data.length) return null;
+    if (cr + 1 >= data.length) return whole ? '\r' : null;
     return data[cr + 1] === 0x0a ? '\r\n' : '\r';
   }
   return lf === -1 ? null : '\n';

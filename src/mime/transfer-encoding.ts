@@ -21,7 +21,7 @@ export function transferEncodingOf(value: string | false | undefined): TransferE
  * its length (base64 line length; 76 when the body is one line).
  */
 export function encodedStyleOf(first: Segment | undefined): EncodedStyle {
-  const eol = first === undefined ? null : lineEndingOf(first.encoded);
+  const eol = first === undefined ? null : lineEndingOf(first.encoded, true);
   if (eol === null || first === undefined) return { eol: '\r\n', lineLength: 76 };
   // The first line of the segment (a base64 segment holds several).
   const length = first.encoded.indexOf(eol === '\r' ? 0x0d : eol === '\n' ? 0x0a : 0x0d);
