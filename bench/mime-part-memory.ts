@@ -122,7 +122,9 @@ with tempfile.TemporaryFile() as a, tempfile.TemporaryFile() as b:
   return r.stdout.toString().trim() || r.stderr.toString().trim().split('\n').pop()!;
 }
 
-if (process.argv[2] === '--child') {
+if (process.argv[2] === "--gen") {
+  await writeInput(process.argv[3]!, process.argv[4] as "base64", Number(process.argv[5]));
+} else if (process.argv[2] === "--child") {
   await child(process.argv[3]!, process.argv[4]!);
 } else {
   const sizes = { base64: Number(process.argv[2] ?? 1024), qp: Number(process.argv[3] ?? 200) };

@@ -428,6 +428,8 @@ export class Reencoder {
 
   /** Segments of the original, in order, as they are read. */
   addSegments(segments: readonly Segment[]): void {
+    // base64 after its first change is encoded afresh to the end: its segments are not needed.
+    if (this.b64 !== null && this.mode === 'fresh') return;
     for (const s of segments) this.segments.push(s);
   }
 
@@ -546,7 +548,7 @@ export class Reencoder {
   }
 
   private compact(): void {
-    if (this.head > 1024 && this.head * 2 > this.segments.length) {
+    if (this.head > 64 && this.head * 2 > this.segments.length) {
       this.segments = this.segments.slice(this.head);
       this.head = 0;
     }
