@@ -208,7 +208,7 @@ export class HtmlRewriteCore implements DriverHandler {
 
   // --- tokenizer events -------------------------------------------------------------------------------------
 
-  onStartTag(token: Token.TagToken, ns: Namespace, inserted: boolean): void {
+  onStartTag(token: Token.TagToken, ns: Namespace, inserted: boolean, adopted: readonly string[] | null = null): void {
     if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
     if (this.driver.openElementCount() > this.limits.maxOpenElements) {
       this.limitAt = token.location!.startOffset;
@@ -245,7 +245,14 @@ export class HtmlRewriteCore implements DriverHandler {
     }
 
     // Only attributes that may hold a URL have a location (the tokenizer's `mayHoldUrl`); with none, there is nothing to look up.
-    const urls = token.location?.attrs !== undefined ? this.urlAttributes(token, ns) : null;
+    // Only what lands in the DOM is a reference: a start tag the tree builder drops (<frame> outside a frameset,
+    // <col> outside a table, a second <head>, anything after <frameset>, a nested <form>) makes no element, and
+    // a second <html> or <body> only adds the attributes the first lacks.
+    let urls = token.location?.attrs !== undefined && (inserted || adopted !== null) ? this.urlAttributes(token, ns) : null;
+    if (urls !== null && !inserted) {
+      urls = urls.filter((u) => adopted!.includes(u.name));
+      if (urls.length === 0) urls = null;
+    }
     if (urls !== null) this.queue.push({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls });
     if (firstBase) this.onFirstBaseHref(token);
     if (!this.committed && !this.holdsBeyondHead() && (ns !== 'html' || !HEAD_CONTENT.has(tag))) this.commit();

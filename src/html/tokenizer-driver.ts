@@ -25,8 +25,13 @@ export type Namespace = 'html' | 'svg' | 'mathml';
 
 /** What the rewriter hears: tags (with their namespace), comments, doctype, non-space text and EOF. */
 export interface DriverHandler {
-  /** `inserted`: the tree builder made an element of it (false for a start tag it ignored or merged into one). */
-  onStartTag(token: Token.TagToken, namespace: Namespace, inserted: boolean): void;
+  /**
+   * `inserted`: the tree builder made an element of it (false for a start tag it ignored or merged into one).
+   * `adopted`: for a second `<html>` or `<body>` merged into the first, the names of its attributes that the
+   * first did not have, which the tree builder added to it (in body, "a start tag whose tag name is html" /
+   * "body": "add the attribute and its corresponding value to that element"); null otherwise.
+   */
+  onStartTag(token: Token.TagToken, namespace: Namespace, inserted: boolean, adopted: readonly string[] | null): void;
   onEndTag(token: Token.TagToken, namespace: Namespace): void;
   /** Non-whitespace character data, outside raw-text elements handled by the tokenizer's own states. */
   onText(): void;
@@ -285,14 +290,17 @@ const NO_ATTRS: Token.Attribute[] = [];
 const NO_NODES: StackNode[] = [];
 const COMMENT: StackNode = { tagName: '#comment', namespaceURI: NS.HTML, attrs: NO_ATTRS };
 const noop = (): void => {};
+/** The attribute names the last adoptAttributes call added (read and reset around each start tag by StackBuilder). */
+let lastAdopted: string[] | null = null;
 
 /** A parse5 tree adapter that builds no tree: only what the tree construction rules read back. */
 const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
   createDocument: () => ({ tagName: '#document', namespaceURI: NS.HTML, attrs: NO_ATTRS, mode: html.DOCUMENT_MODE.NO_QUIRKS }),
   createDocumentFragment: () => ({ tagName: '#document-fragment', namespaceURI: NS.HTML, attrs: NO_ATTRS }),
   // Only annotation-xml's attributes are read back (its `encoding`); a formatting element's are kept by parse5
-  // with its token.
-  createElement: (tagName, namespaceURI, attrs) => ({ tagName, namespaceURI, attrs: tagName === 'annotation-xml' ? attrs : NO_ATTRS }),
+  // with its token. <html> and <body> keep theirs: a second <html> or <body> start tag adds only the attributes
+  // they lack (adoptAttributes).
+  createElement: (tagName, namespaceURI, attrs) => ({ tagName, namespaceURI, attrs: tagName === 'annotation-xml' || tagName === 'html' || tagName === 'body' ? [...attrs] : NO_ATTRS }),
   createCommentNode: () => COMMENT,
   createTextNode: () => COMMENT,
   appendChild: noop,
@@ -309,7 +317,16 @@ const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
   detachNode: noop,
   insertText: noop,
   insertTextBefore: noop,
-  adoptAttributes: noop,
+  adoptAttributes: (recipient, attrs) => {
+    const adopted: string[] = [];
+    for (const attr of attrs) {
+      if (recipient.attrs.some((a) => a.name === attr.name)) continue;
+      if (recipient.attrs === NO_ATTRS) break;
+      recipient.attrs.push(attr);
+      adopted.push(attr.name);
+    }
+    lastAdopted = adopted;
+  },
   getFirstChild: () => null,
   getChildNodes: () => NO_NODES,
   getParentNode: () => null,
@@ -456,8 +473,11 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
 
   override onStartTag(token: Token.TagToken): void {
     this.tokenNamespace = null;
+    lastAdopted = null;
     super.onStartTag(token);
-    this.handler.onStartTag(token, toNamespace(this.tokenNamespace ?? NS.HTML), this.tokenNamespace !== null);
+    const adopted = lastAdopted;
+    lastAdopted = null;
+    this.handler.onStartTag(token, toNamespace(this.tokenNamespace ?? NS.HTML), this.tokenNamespace !== null, adopted);
   }
 
   override _endTagOutsideForeignContent(token: Token.TagToken): void {
