@@ -385,8 +385,54 @@ function tableModeBelow<T extends TreeAdapterTypeMap>(p: Parser<T>): InsertionMo
   return InsertionMode.IN_BODY;
 }
 
+/** Insertion modes whose start and end tags for `select` and `input` are handled by the "in body" rules. */
+function bodyRulesApply(mode: InsertionMode): boolean {
+  return mode === InsertionMode.IN_BODY || mode === InsertionMode.IN_CELL || mode === InsertionMode.IN_CAPTION;
+}
+
 /** parse5's Parser with the select parsing of the current standard (see leaveSelectModes). */
 export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> {
+  /**
+   * https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody, "A start tag whose tag name is
+   * "select"": if the stack of open elements has a select element in scope, parse error; pop elements until a
+   * select element has been popped (the token is ignored). "A start tag whose tag name is "input"": the same
+   * popping first, then the input is inserted. (parse5 8.1 nests the select, and keeps the input inside it.)
+   * Chromium 153 does the same: `<select><select><a href>` and `<select><input><img>` put the `<a>`/`<img>`
+   * after the select.
+   */
+  override _startTagOutsideForeignContent(token: Token.TagToken): void {
+    leaveSelectModes(this);
+    if ((token.tagID === $.SELECT || token.tagID === $.INPUT) && bodyRulesApply(this.insertionMode) && this.openElements.hasInScope($.SELECT)) {
+      this.openElements.popUntilTagNamePopped($.SELECT);
+      this._resetInsertionMode();
+      if (token.tagID === $.SELECT) return;
+    }
+    super._startTagOutsideForeignContent(token);
+  }
+
+  /**
+   * "An end tag whose tag name is "select"" (in body): if the stack has a select element in scope, pop elements
+   * until a select element has been popped; otherwise ignore it. (parse5 8.1's generic end tag stops at a
+   * special element such as a `<div>` inside the select, leaving an `<svg>` in it open: Chromium closes it.)
+   */
+  override _endTagOutsideForeignContent(token: Token.TagToken): void {
+    leaveSelectModes(this);
+    if (token.tagID === $.SELECT && bodyRulesApply(this.insertionMode)) {
+      if (this.openElements.hasInScope($.SELECT)) {
+        this.openElements.popUntilTagNamePopped($.SELECT);
+        this._resetInsertionMode();
+      }
+      return;
+    }
+    super._endTagOutsideForeignContent(token);
+  }
+
+  /** "Reset the insertion mode appropriately" has no select steps any more (whatwg/html#10548). */
+  override _resetInsertionMode(): void {
+    super._resetInsertionMode();
+    leaveSelectModes(this);
+  }
+
   override onStartTag(token: Token.TagToken): void {
     leaveSelectModes(this);
     super.onStartTag(token);
