@@ -385,6 +385,9 @@ function tableModeBelow<T extends TreeAdapterTypeMap>(p: Parser<T>): InsertionMo
   return InsertionMode.IN_BODY;
 }
 
+/** The end tags the adoption agency algorithm handles ("in body": a, b, big, code, em, font, i, nobr, s, small, strike, strong, tt, u). */
+const FORMATTING_END_TAGS: ReadonlySet<html.TAG_ID> = new Set([$.A, $.B, $.BIG, $.CODE, $.EM, $.FONT, $.I, $.NOBR, $.S, $.SMALL, $.STRIKE, $.STRONG, $.TT, $.U]);
+
 /** Insertion modes whose start and end tags for `select` and `input` are handled by the "in body" rules. */
 function bodyRulesApply(mode: InsertionMode): boolean {
   return mode === InsertionMode.IN_BODY || mode === InsertionMode.IN_CELL || mode === InsertionMode.IN_CAPTION;
@@ -424,7 +427,23 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
       }
       return;
     }
+    if (FORMATTING_END_TAGS.has(token.tagID) && bodyRulesApply(this.insertionMode) && this.formattingElementOutsideSelect(token.tagName)) return;
     super._endTagOutsideForeignContent(token);
+  }
+
+  /**
+   * The adoption agency (https://html.spec.whatwg.org/multipage/parsing.html#adoption-agency-algorithm) leaves
+   * a formatting element opened before an open `<select>` alone: an end tag for it inside the select is ignored.
+   * Chromium 153: `<b><select><svg></b><style>` keeps the `<style>` in the `<svg>` (an SVG element, not raw
+   * text), `<b><select></b>x` keeps "x" in the select, while `<select><b><svg></b><style>` (the `<b>` inside the
+   * select) closes the svg as parse5 does.
+   */
+  private formattingElementOutsideSelect(tagName: string): boolean {
+    const entry = this.activeFormattingElements.getElementEntryInScopeWithTagName(tagName);
+    if (entry === null) return false;
+    const at = this.openElements._indexOf(entry.element);
+    if (at === -1 || !this.openElements.hasInScope($.SELECT)) return false;
+    return this.openElements.indexOfTopmost($.SELECT) > at;
   }
 
   /** "Reset the insertion mode appropriately" has no select steps any more (whatwg/html#10548). */
