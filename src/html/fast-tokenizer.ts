@@ -272,6 +272,14 @@ export class FastTokenizerDriver implements TokenizerEngine {
     return this.builder.inTemplate;
   }
 
+  currentElement(): unknown {
+    return this.builder.currentElement;
+  }
+
+  isOpen(element: unknown): boolean {
+    return this.builder.isOpen(element);
+  }
+
   // --- the main loop ---------------------------------------------------------------------------------------
 
   private run(): void {

@@ -88,7 +88,17 @@ interface Edit {
 
 type WorkItem =
   | { readonly kind: 'tag'; readonly token: Token.TagToken; readonly ns: Namespace; readonly beforeBase: boolean; readonly urls: UrlAttribute[] }
-  | { readonly kind: 'text'; readonly element: string; readonly syntax: TextSyntax; readonly start: number; readonly end: number; readonly line: number; readonly column: number };
+  | {
+      readonly kind: 'text';
+      readonly element: string;
+      readonly syntax: TextSyntax;
+      readonly start: number;
+      readonly end: number;
+      readonly line: number;
+      readonly column: number;
+      /** SVG `<style>`: the raw ranges of its child text (text and CDATA sections between its child nodes). */
+      readonly segments?: ReadonlyArray<readonly [number, number]>;
+    };
 
 type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrules';
 
@@ -97,6 +107,24 @@ type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrule
 const HEAD_CONTENT = new Set(['html', 'head', 'base', 'basefont', 'bgsound', 'link', 'meta', 'title', 'noscript', 'noframes', 'style', 'script', 'template']);
 // Elements whose text the tokenizer keeps as raw text or RCDATA: text in them does not end head content.
 const TEXT_ELEMENTS = new Set(['title', 'style', 'script', 'noframes', 'textarea', 'xmp', 'iframe', 'noembed', 'plaintext']);
+
+/**
+ * A text element being read: HTML `<style>` and JSON `<script>` (raw text up to the end tag), or SVG `<style>`,
+ * whose stylesheet is its child text content (https://html.spec.whatwg.org/multipage/semantics.html#update-a-style-block,
+ * "child text content": its Text children, CDATA sections included, not comments or the text of child elements),
+ * gathered as `segments` between the tokens read while the style element is the current node.
+ */
+interface OpenText {
+  element: string;
+  syntax: TextSyntax;
+  start: number;
+  line: number;
+  column: number;
+  /** SVG <style>: the builder's element, and where the current run of its child text started (null: not its child). */
+  node?: unknown;
+  segments?: Array<readonly [number, number]>;
+  segmentStart?: number | null;
+}
 
 export class HtmlRewriteCore implements DriverHandler {
   readonly stats: HtmlRewriteStats = { rewritten: 0, unchanged: 0, unresolvable: 0, warnings: 0 };
@@ -117,6 +145,7 @@ export class HtmlRewriteCore implements DriverHandler {
   private bufStart = 0;
   private written = 0;
   private readonly edits: Edit[] = [];
+  private editsUnsorted = false;
   private readonly queue: WorkItem[] = [];
   /** Every edit made, when a caller needs them (srcdoc). */
   readonly recordedEdits: Edit[] | null;
@@ -132,7 +161,7 @@ export class HtmlRewriteCore implements DriverHandler {
   private policy: ReferencePolicy | null = null;
   private readonly nestedStats: ReferenceStats = { rewritten: 0, unchanged: 0, unresolvable: 0 };
   private textElement: string | null = null;
-  private openText: { element: string; syntax: TextSyntax; start: number; line: number; column: number } | null = null;
+  private openText: OpenText | null = null;
 
   constructor(options: HtmlRewriteOptions, codec: RawCodec, sink: (raw: string) => void, internal: { depth?: number; recordEdits?: boolean; /** parse5's tokenizer instead of the fast one: the reference in tests. */ tokenizer?: 'fast' | 'parse5' } = {}) {
     this.options = options;
@@ -218,9 +247,7 @@ export class HtmlRewriteCore implements DriverHandler {
     const tag = token.tagName;
     let firstBase = false;
     if (!this.committed && token.location!.endOffset > this.lookaheadLimit()) this.commitAtLimit();
-    if (this.openText?.syntax === 'css-with-references') {
-      this.openText = null; // markup inside SVG <style>: not a plain stylesheet text; leave it.
-    }
+    this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
     if (ns === 'html' && inserted) {
       // (A start tag the tree builder ignores, as <style> or <base> in <select>, leaves the tokenizer as it was.)
       if (TEXT_ELEMENTS.has(tag)) this.textElement = tag;
@@ -241,7 +268,7 @@ export class HtmlRewriteCore implements DriverHandler {
     } else if (ns === 'svg' && tag === 'style' && !token.selfClosing) {
       // SVG <style> holds CSS too, as ordinary text (character references decoded).
       const loc = token.location!;
-      this.openText = { element: 'style', syntax: 'css-with-references', start: loc.endOffset, line: loc.endLine, column: loc.endCol };
+      this.openText = { element: 'style', syntax: 'css-with-references', start: loc.endOffset, line: loc.endLine, column: loc.endCol, node: this.driver.currentElement(), segments: [], segmentStart: loc.endOffset };
     }
 
     // Only attributes that may hold a URL have a location (the tokenizer's `mayHoldUrl`); with none, there is nothing to look up.
@@ -264,8 +291,8 @@ export class HtmlRewriteCore implements DriverHandler {
     const tag = token.tagName;
     if (tag === this.textElement) this.textElement = null;
     const open = this.openText;
-    // HTML <style> text (RAWTEXT) ends at its end tag; SVG <style> text at the next tag, if that is its end tag.
-    if (open !== null && open.syntax === 'css-with-references' && (tag !== open.element || ns !== 'svg')) this.openText = null;
+    // HTML <style> text (RAWTEXT) ends at its end tag; SVG <style> text when the element is popped.
+    if (open !== null && open.syntax === 'css-with-references') this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
     else if (open !== null && tag === open.element) {
       this.openText = null;
       this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, line: open.line, column: open.column });
@@ -281,12 +308,48 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   onComment(token: Token.CommentToken): void {
-    if (this.openText?.syntax === 'css-with-references') this.openText = null; // SVG <style> text in pieces: leave it
-    this.overTokenLimit(token.location!.startOffset, token.location!.endOffset);
+    if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
+    this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
   }
 
   onDoctype(token: Token.DoctypeToken): void {
-    this.overTokenLimit(token.location!.startOffset, token.location!.endOffset);
+    if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
+    this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
+  }
+
+  /**
+   * A token [start, end) read while an SVG `<style>` is open (the tree builder has processed it): the child text
+   * before it is a segment of the stylesheet if the style was the current node; after it, text is the style's
+   * child again only if the style is the current node; once the style is off the stack, its stylesheet is queued.
+   */
+  private svgStyleToken(start: number, end: number): void {
+    const open = this.openText;
+    if (open === null || open.syntax !== 'css-with-references') return;
+    if (open.segmentStart !== null && open.segmentStart !== undefined && start > open.segmentStart) open.segments!.push([open.segmentStart, start]);
+    if (!this.driver.isOpen(open.node)) {
+      this.openText = null;
+      this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: start, line: open.line, column: open.column, segments: open.segments! });
+      return;
+    }
+    open.segmentStart = this.driver.currentElement() === open.node ? end : null;
+  }
+
+  /**
+   * The end of input: a `<style>` still open is a stylesheet all the same (its text runs to the end of input,
+   * and Chromium applies it); a JSON `<script>` still open is not run ("already started" at EOF in "text").
+   */
+  onEof(): void {
+    const open = this.openText;
+    if (open === null || this.limitAt !== null) return;
+    const end = this.written;
+    if (open.syntax === 'css-with-references') {
+      if (open.segmentStart !== null && open.segmentStart !== undefined && end > open.segmentStart) open.segments!.push([open.segmentStart, end]);
+      this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column, segments: open.segments! });
+    } else if (open.syntax === 'css') {
+      if (this.overTokenLimit(open.start, end)) return;
+      this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column });
+    }
+    this.openText = null;
   }
 
   /**
@@ -314,7 +377,6 @@ export class HtmlRewriteCore implements DriverHandler {
     this.queue.length = 0;
     this.flush(this.bufStart + this.buf.length);
   }
-  onEof(): void {}
 
   /** With exactBase, nothing but the first base href (or the end, or the limit) commits. */
   private holdsBeyondHead(): boolean {
@@ -503,9 +565,8 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   private planText(item: Extract<WorkItem, { kind: 'text' }>): void {
+    if (item.segments !== undefined) return this.planSvgStyle(item, item.segments);
     const raw = this.buf.slice(item.start - this.bufStart, item.end - this.bufStart);
-    // "<" in SVG <style> text is markup the tokenizer gave no tag for (a CDATA section): not plain CSS; leave it.
-    if (item.syntax === 'css-with-references' && raw.includes('<')) return;
     const decoded = decodeAttributeValue(raw, this.codec, item.syntax === 'css-with-references');
     const at: ReferenceSite = { element: item.element, attribute: null, line: item.line, column: item.column };
     if (decoded === null) {
@@ -528,6 +589,59 @@ export class HtmlRewriteCore implements DriverHandler {
         end: item.start + decoded.toRaw(piece.end),
         // SVG <style> text is character data: "&" and "<" must not start markup.
         text: this.codec.encode(item.syntax === 'css-with-references' ? serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;') : serialized, isCss ? 'css' : 'html'),
+      });
+    }
+  }
+
+  /**
+   * SVG `<style>`: its stylesheet is its child text content, the text of its segments joined: character data
+   * (references decoded; "&" and "<" escaped in a replacement) and CDATA sections (literal; a resolved URL never
+   * holds ">", so never "]]>"). A reference that straddles two segments (a comment or child element inside a
+   * url()) is left as it is.
+   */
+  private planSvgStyle(item: Extract<WorkItem, { kind: 'text' }>, segments: ReadonlyArray<readonly [number, number]>): void {
+    const at: ReferenceSite = { element: item.element, attribute: null, line: item.line, column: item.column };
+    const parts: Array<{ rawStart: number; offset: number; decoded: DecodedValue; cdata: boolean }> = [];
+    let css = '';
+    const addPart = (rawStart: number, raw: string, cdata: boolean): boolean => {
+      if (raw.length === 0) return true;
+      const decoded = decodeAttributeValue(raw, this.codec, !cdata);
+      if (decoded === null) {
+        this.warn({ code: 'undecodable-value', message: `<${item.element}> text: bytes not valid in the document encoding; left as it is`, line: item.line, column: item.column });
+        return false;
+      }
+      parts.push({ rawStart, offset: css.length, decoded, cdata });
+      css += decoded.value;
+      return true;
+    };
+    for (const [start, end] of segments) {
+      const raw = this.buf.slice(start - this.bufStart, end - this.bufStart);
+      let i = 0;
+      while (i < raw.length) {
+        const open = raw.indexOf('<![CDATA[', i);
+        if (open === -1) {
+          if (!addPart(start + i, raw.slice(i), false)) return;
+          break;
+        }
+        if (!addPart(start + i, raw.slice(i, open), false)) return;
+        const close = raw.indexOf(']]>', open + 9);
+        const contentEnd = close === -1 ? raw.length : close;
+        if (!addPart(start + open + 9, raw.slice(open + 9, contentEnd), true)) return;
+        i = close === -1 ? raw.length : close + 3;
+      }
+    }
+    for (const piece of cssPieces(css, 'stylesheet')) {
+      const part = parts.find((p) => p.offset <= piece.start && piece.end <= p.offset + p.decoded.value.length);
+      if (part === undefined) continue;
+      const local = { start: piece.start - part.offset, end: piece.end - part.offset };
+      if (this.leftUndecodable(part.decoded, local, at)) continue;
+      const text = this.policy!.apply(piece.value, at);
+      if (text === null) continue;
+      const serialized = piece.serialize(text);
+      this.addEdit({
+        start: part.rawStart + part.decoded.toRaw(local.start),
+        end: part.rawStart + part.decoded.toRaw(local.end),
+        text: this.codec.encode(part.cdata ? serialized : serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;'), 'css'),
       });
     }
   }
@@ -574,6 +688,10 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   private addEdit(edit: Edit): void {
+    // An SVG <style>'s stylesheet is planned when the element is popped, after the tags inside it: its edits
+    // come after theirs (output is held from the style's start until then, so none of them is written yet).
+    const last = this.edits[this.edits.length - 1];
+    if (last !== undefined && edit.start < last.start) this.editsUnsorted = true;
     this.edits.push(edit);
     this.recordedEdits?.push(edit);
   }
@@ -592,7 +710,12 @@ export class HtmlRewriteCore implements DriverHandler {
     let cursor = this.bufStart;
     let applied = 0;
     const edits = this.edits;
-    // Edits come in document order (work items are processed in order, pieces in order within a value).
+    // Edits come in document order (work items are processed in order, pieces in order within a value), but for
+    // those of an SVG <style> (addEdit).
+    if (this.editsUnsorted) {
+      edits.sort((a, b) => a.start - b.start);
+      this.editsUnsorted = false;
+    }
     while (applied < edits.length && edits[applied]!.start < upTo) {
       const edit = edits[applied]!;
       out += this.buf.slice(cursor - this.bufStart, edit.start - this.bufStart) + edit.text;

@@ -350,40 +350,15 @@ const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
 /**
  * The select parsing of the HTML standard since customizable `<select>` (https://github.com/whatwg/html/pull/10548),
  * which Chromium ships and html5lib-tests expect: a `<select>` selects no insertion mode, so its content is
- * parsed "in body" (or in the table mode it sits in): `<style>`, `<textarea>`, `<svg>`… inside it are elements,
- * read as raw text or foreign content. parse5 8.1 still has the "in select" modes, in which they are ignored or
- * read as text. Before each token, `ModernSelectParser` leaves those modes for the one the element below the
- * select gives.
- * NOTE: the new standard's other select rules (a nested `<select>` or an `<input>` closes the select) shape the
- * tree, not the tokenizer's states; parse5's in-body rules are kept for them.
+ * parsed "in body": `<style>`, `<textarea>`, `<svg>`… inside it are elements, read as raw text or foreign
+ * content. parse5 8.1 still has the "in select" modes, in which they are ignored or read as text.
+ * `ModernSelectParser` leaves "in select" for "in body" before each token. A select opened in a table (foster
+ * parented, or in a cell of a template's table) keeps parse5's "in select in table" for the table's own tags
+ * (caption, table, tbody, tfoot, thead, tr, td, th close the select and are reprocessed), and parses every other
+ * token "in body" too (Chromium 153: `<table><tr><select><form action=x><td>` puts the form in the select and
+ * the td in the row).
  */
-function leaveSelectModes<T extends TreeAdapterTypeMap>(p: Parser<T>): void {
-  if (p.insertionMode === InsertionMode.IN_SELECT) p.insertionMode = InsertionMode.IN_BODY;
-  else if (p.insertionMode === InsertionMode.IN_SELECT_IN_TABLE) p.insertionMode = tableModeBelow(p);
-}
-
-function tableModeBelow<T extends TreeAdapterTypeMap>(p: Parser<T>): InsertionMode {
-  const { tagIDs, stackTop } = p.openElements;
-  for (let i = stackTop; i >= 0; i--) {
-    switch (tagIDs[i]) {
-      case $.TD:
-      case $.TH:
-        return InsertionMode.IN_CELL;
-      case $.TR:
-        return InsertionMode.IN_ROW;
-      case $.TBODY:
-      case $.THEAD:
-      case $.TFOOT:
-        return InsertionMode.IN_TABLE_BODY;
-      case $.CAPTION:
-        return InsertionMode.IN_CAPTION;
-      case $.TABLE:
-        return InsertionMode.IN_TABLE;
-      default:
-    }
-  }
-  return InsertionMode.IN_BODY;
-}
+const SELECT_IN_TABLE_TAGS: ReadonlySet<html.TAG_ID> = new Set([$.CAPTION, $.TABLE, $.TBODY, $.TFOOT, $.THEAD, $.TR, $.TD, $.TH]);
 
 /** The end tags the adoption agency algorithm handles ("in body": a, b, big, code, em, font, i, nobr, s, small, strike, strong, tt, u). */
 const FORMATTING_END_TAGS: ReadonlySet<html.TAG_ID> = new Set([$.A, $.B, $.BIG, $.CODE, $.EM, $.FONT, $.I, $.NOBR, $.S, $.SMALL, $.STRIKE, $.STRONG, $.TT, $.U]);
@@ -393,8 +368,27 @@ function bodyRulesApply(mode: InsertionMode): boolean {
   return mode === InsertionMode.IN_BODY || mode === InsertionMode.IN_CELL || mode === InsertionMode.IN_CAPTION;
 }
 
-/** parse5's Parser with the select parsing of the current standard (see leaveSelectModes). */
+/** parse5's Parser with the select parsing of the current standard (see SELECT_IN_TABLE_TAGS). */
 export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> {
+  /** The select whose content the current token is parsed "in body" for, instead of "in select in table". */
+  private selectInTable: unknown = null;
+
+  /** Before a token: "in select" is "in body"; "in select in table" too, but for the table's own tags. */
+  private enterSelectBody(token: Token.TagToken | null): void {
+    if (this.insertionMode === InsertionMode.IN_SELECT) this.insertionMode = InsertionMode.IN_BODY;
+    else if (this.insertionMode === InsertionMode.IN_SELECT_IN_TABLE) {
+      if (token !== null && SELECT_IN_TABLE_TAGS.has(token.tagID)) return;
+      this.selectInTable = this.openElements.items[this.openElements.indexOfTopmost($.SELECT)] ?? null;
+      this.insertionMode = InsertionMode.IN_BODY;
+    }
+  }
+
+  /** After it: back to "in select in table" while that select is open and nothing chose another mode. */
+  private leaveSelectBody(): void {
+    const select = this.selectInTable;
+    this.selectInTable = null;
+    if (select !== null && this.insertionMode === InsertionMode.IN_BODY && this.openElements.contains(select as T['element'])) this.insertionMode = InsertionMode.IN_SELECT_IN_TABLE;
+  }
   /**
    * https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody, "A start tag whose tag name is
    * "select"": if the stack of open elements has a select element in scope, parse error; pop elements until a
@@ -404,7 +398,7 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
    * after the select.
    */
   override _startTagOutsideForeignContent(token: Token.TagToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(token);
     if ((token.tagID === $.SELECT || token.tagID === $.INPUT) && bodyRulesApply(this.insertionMode) && this.openElements.hasInScope($.SELECT)) {
       this.openElements.popUntilTagNamePopped($.SELECT);
       this._resetInsertionMode();
@@ -419,7 +413,7 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
    * special element such as a `<div>` inside the select, leaving an `<svg>` in it open: Chromium closes it.)
    */
   override _endTagOutsideForeignContent(token: Token.TagToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(token);
     if (token.tagID === $.SELECT && bodyRulesApply(this.insertionMode)) {
       if (this.openElements.hasInScope($.SELECT)) {
         this.openElements.popUntilTagNamePopped($.SELECT);
@@ -449,47 +443,55 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
   /** "Reset the insertion mode appropriately" has no select steps any more (whatwg/html#10548). */
   override _resetInsertionMode(): void {
     super._resetInsertionMode();
-    leaveSelectModes(this);
+    if (this.insertionMode === InsertionMode.IN_SELECT) this.insertionMode = InsertionMode.IN_BODY;
   }
 
   override onStartTag(token: Token.TagToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(token);
     super.onStartTag(token);
+    this.leaveSelectBody();
   }
 
   override onEndTag(token: Token.TagToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(token);
     super.onEndTag(token);
+    this.leaveSelectBody();
   }
 
   override onCharacter(token: Token.CharacterToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(null);
     super.onCharacter(token);
+    this.leaveSelectBody();
   }
 
   override onNullCharacter(token: Token.CharacterToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(null);
     super.onNullCharacter(token);
+    this.leaveSelectBody();
   }
 
   override onWhitespaceCharacter(token: Token.CharacterToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(null);
     super.onWhitespaceCharacter(token);
+    this.leaveSelectBody();
   }
 
   override onComment(token: Token.CommentToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(null);
     super.onComment(token);
+    this.leaveSelectBody();
   }
 
   override onDoctype(token: Token.DoctypeToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(null);
     super.onDoctype(token);
+    this.leaveSelectBody();
   }
 
   override onEof(token: Token.EOFToken): void {
-    leaveSelectModes(this);
+    this.enterSelectBody(null);
     super.onEof(token);
+    this.leaveSelectBody();
   }
 }
 
@@ -523,6 +525,16 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
 
   get inTemplate(): boolean {
     return this.openElements.tmplCount > 0;
+  }
+
+  /** The current node (an opaque handle). */
+  get currentElement(): unknown {
+    return this.openElements.current;
+  }
+
+  /** Whether an element (a handle from currentElement) is on the stack of open elements. */
+  isOpen(element: unknown): boolean {
+    return this.openElements.contains(element as StackNode);
   }
 
   override _createElement(tagName: string, namespaceURI: html.NS, attrs: Token.Attribute[], intendedParent: StackNode): StackNode {
@@ -608,6 +620,10 @@ export interface TokenizerEngine {
   openElementCount(): number;
   /** Whether a `<template>` is open (its content is not in the document: a `<base>` there is not the document's). */
   inTemplate(): boolean;
+  /** The current node of the tree builder, as an opaque handle. */
+  currentElement(): unknown;
+  /** Whether an element (a handle from currentElement) is still on the stack of open elements. */
+  isOpen(element: unknown): boolean;
 }
 
 /** parse5's own tokenizer: the reference the fast tokenizer (fast-tokenizer.ts) is tested against. */
@@ -646,5 +662,13 @@ export class TokenizerDriver implements TokenizerEngine {
   /** Whether a `<template>` is open (its content is not in the document: a `<base>` there is not the document's). */
   inTemplate(): boolean {
     return this.builder.inTemplate;
+  }
+
+  currentElement(): unknown {
+    return this.builder.currentElement;
+  }
+
+  isOpen(element: unknown): boolean {
+    return this.builder.isOpen(element);
   }
 }
