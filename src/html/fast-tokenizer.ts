@@ -276,6 +276,10 @@ export class FastTokenizerDriver implements TokenizerEngine {
     return this.builder.currentElement;
   }
 
+  framesetPending(): boolean {
+    return this.builder.framesetPending;
+  }
+
   isOpen(element: unknown): boolean {
     return this.builder.isOpen(element);
   }

@@ -87,7 +87,7 @@ interface Edit {
 }
 
 type WorkItem =
-  | { readonly kind: 'tag'; readonly token: Token.TagToken; readonly ns: Namespace; readonly beforeBase: boolean; readonly urls: UrlAttribute[] }
+  | { readonly kind: 'tag'; readonly token: Token.TagToken; readonly ns: Namespace; readonly beforeBase: boolean; readonly urls: UrlAttribute[]; readonly provisional?: boolean }
   | {
       readonly kind: 'text';
       readonly element: string;
@@ -98,6 +98,7 @@ type WorkItem =
       readonly column: number;
       /** SVG `<style>`: the raw ranges of its child text (text and CDATA sections between its child nodes). */
       readonly segments?: ReadonlyArray<readonly [number, number]>;
+      readonly provisional?: boolean;
     };
 
 type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrules';
@@ -200,7 +201,7 @@ export class HtmlRewriteCore implements DriverHandler {
       else if (this.bufStart + this.buf.length - pending > this.limits.maxTokenBytes) this.stopAtTokenLimit(pending);
       else {
         if (!this.committed) this.commit();
-        this.processQueue();
+        this.processQueue(true);
       }
     }
     this.flush(this.bufStart + this.buf.length);
@@ -229,7 +230,10 @@ export class HtmlRewriteCore implements DriverHandler {
     }
     this.processQueue();
     const safe = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
-    this.flush(safe);
+    // Provisional work items (a body a <frameset> may still replace) hold output too, but not beyond
+    // maxTokenBytes: past that the body is taken as it is.
+    if (this.bufStart + this.buf.length - this.queuedFrom() > this.limits.maxTokenBytes) this.processQueue(true);
+    this.flush(Math.min(safe, this.queuedFrom()));
     // A token (or <style> text) still open and already longer than the limit: it will be over the limit when
     // it ends, or at the end of input; stop here rather than hold it.
     if (this.bufStart + this.buf.length - safe > this.limits.maxTokenBytes) this.stopAtTokenLimit(safe);
@@ -280,7 +284,7 @@ export class HtmlRewriteCore implements DriverHandler {
       urls = urls.filter((u) => adopted!.includes(u.name));
       if (urls.length === 0) urls = null;
     }
-    if (urls !== null) this.queue.push({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls });
+    if (urls !== null) this.enqueue({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls });
     if (firstBase) this.onFirstBaseHref(token);
     if (!this.committed && !this.holdsBeyondHead() && (ns !== 'html' || !HEAD_CONTENT.has(tag))) this.commit();
   }
@@ -295,7 +299,7 @@ export class HtmlRewriteCore implements DriverHandler {
     if (open !== null && open.syntax === 'css-with-references') this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
     else if (open !== null && tag === open.element) {
       this.openText = null;
-      this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, line: open.line, column: open.column });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, line: open.line, column: open.column });
     }
     if (!this.committed && !this.holdsBeyondHead() && ns === 'html' && (tag === 'head' || tag === 'body' || tag === 'html')) this.commit();
   }
@@ -328,7 +332,7 @@ export class HtmlRewriteCore implements DriverHandler {
     if (open.segmentStart !== null && open.segmentStart !== undefined && start > open.segmentStart) open.segments!.push([open.segmentStart, start]);
     if (!this.driver.isOpen(open.node)) {
       this.openText = null;
-      this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: start, line: open.line, column: open.column, segments: open.segments! });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: start, line: open.line, column: open.column, segments: open.segments! });
       return;
     }
     open.segmentStart = this.driver.currentElement() === open.node ? end : null;
@@ -344,10 +348,10 @@ export class HtmlRewriteCore implements DriverHandler {
     const end = this.written;
     if (open.syntax === 'css-with-references') {
       if (open.segmentStart !== null && open.segmentStart !== undefined && end > open.segmentStart) open.segments!.push([open.segmentStart, end]);
-      this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column, segments: open.segments! });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column, segments: open.segments! });
     } else if (open.syntax === 'css') {
       if (this.overTokenLimit(open.start, end)) return;
-      this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column });
     }
     this.openText = null;
   }
@@ -366,7 +370,7 @@ export class HtmlRewriteCore implements DriverHandler {
   /** Stops rewriting at `offset`: edits before it are applied; every byte from it on passes through. */
   private stopAtTokenLimit(offset: number): void {
     if (!this.committed) this.commit();
-    this.processQueue();
+    this.processQueue(true);
     this.flush(offset);
     if (this.limitCode === 'open-elements-limit') {
       this.warn({ code: 'open-elements-limit', message: `more than ${this.limits.maxOpenElements} open elements: the rest of the document passes through unchanged` });
@@ -454,16 +458,46 @@ export class HtmlRewriteCore implements DriverHandler {
 
   // --- work items ------------------------------------------------------------------------------------------
 
-  private processQueue(): void {
+  /**
+   * Queues a work item. One read while a `<frameset>` may still replace the body is provisional: "in body", a
+   * frameset start tag while frameset-ok is "ok" removes the body from the document with everything in it
+   * (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody, "A start tag whose tag name is
+   * "frameset""), so it is planned only once that can no longer happen, and dropped if it does.
+   */
+  private enqueue(item: WorkItem): void {
+    this.queue.push(this.driver.framesetPending() ? { ...item, provisional: true } : item);
+  }
+
+  /** A `<frameset>` replaced the body: what was read in it is not in the document. */
+  onBodyReplaced(): void {
+    let kept = 0;
+    for (const item of this.queue) if (item.provisional !== true) this.queue[kept++] = item;
+    this.queue.length = kept;
+  }
+
+  /** Plans the queued items (`atEnd`: all of them; else not a provisional one while the body may still be replaced). */
+  private processQueue(atEnd = false): void {
     if (!this.committed) return;
+    const hold = !atEnd && this.driver.framesetPending();
+    let done = 0;
     for (const item of this.queue) {
+      if (hold && item.provisional === true) break;
       if (item.kind === 'tag') {
         this.planTag(item.token, item.ns, item.beforeBase, item.urls);
       } else {
         this.planText(item);
       }
+      done++;
     }
-    this.queue.length = 0;
+    if (done === this.queue.length) this.queue.length = 0;
+    else this.queue.splice(0, done);
+  }
+
+  /** Where output must stop: before the first work item not planned yet. */
+  private queuedFrom(): number {
+    const first = this.queue[0];
+    if (first === undefined) return Infinity;
+    return first.kind === 'tag' ? first.token.location!.startOffset : first.start;
   }
 
   /** The URL-bearing attributes of a tag (most tags have none: they are not queued). */

@@ -38,6 +38,8 @@ export interface DriverHandler {
   onComment(token: Token.CommentToken): void;
   onDoctype(token: Token.DoctypeToken): void;
   onEof(): void;
+  /** A `<frameset>` start tag replaced the body (frameset-ok was "ok"): everything read in the body is gone. */
+  onBodyReplaced?(): void;
 }
 
 /** The parts of parse5's Tokenizer (8.1) that `withoutCharacterTokenLocations` replaces and uses. */
@@ -527,6 +529,14 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     return this.openElements.tmplCount > 0;
   }
 
+  /**
+   * Whether a `<frameset>` start tag would still replace the body: frameset-ok is "ok" and the second element
+   * on the stack is a body element (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody).
+   */
+  get framesetPending(): boolean {
+    return this.framesetOk && this.openElements.tryPeekProperlyNestedBodyElement() !== null;
+  }
+
   /** The current node (an opaque handle). */
   get currentElement(): unknown {
     return this.openElements.current;
@@ -551,9 +561,11 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   override onStartTag(token: Token.TagToken): void {
     this.tokenNamespace = null;
     lastAdopted = null;
+    const replacesBody = token.tagID === $.FRAMESET && this.framesetPending;
     super.onStartTag(token);
     const adopted = lastAdopted;
     lastAdopted = null;
+    if (replacesBody && this.tokenNamespace !== null) this.handler.onBodyReplaced?.();
     this.handler.onStartTag(token, toNamespace(this.tokenNamespace ?? NS.HTML), this.tokenNamespace !== null, adopted);
   }
 
@@ -622,6 +634,8 @@ export interface TokenizerEngine {
   inTemplate(): boolean;
   /** The current node of the tree builder, as an opaque handle. */
   currentElement(): unknown;
+  /** Whether a `<frameset>` start tag would still replace the body (and all that is in it). */
+  framesetPending(): boolean;
   /** Whether an element (a handle from currentElement) is still on the stack of open elements. */
   isOpen(element: unknown): boolean;
 }
@@ -666,6 +680,10 @@ export class TokenizerDriver implements TokenizerEngine {
 
   currentElement(): unknown {
     return this.builder.currentElement;
+  }
+
+  framesetPending(): boolean {
+    return this.builder.framesetPending;
   }
 
   isOpen(element: unknown): boolean {
