@@ -284,7 +284,8 @@ export class HtmlRewriteCore implements DriverHandler {
       urls = urls.filter((u) => adopted!.includes(u.name));
       if (urls.length === 0) urls = null;
     }
-    if (urls !== null) this.enqueue({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls });
+    // (A second <html>'s attributes go to the root element, which a <frameset> does not replace.)
+    if (urls !== null) this.enqueue({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls }, !(tag === 'html' && ns === 'html'));
     if (firstBase) this.onFirstBaseHref(token);
     if (!this.committed && !this.holdsBeyondHead() && (ns !== 'html' || !HEAD_CONTENT.has(tag))) this.commit();
   }
@@ -464,8 +465,8 @@ export class HtmlRewriteCore implements DriverHandler {
    * (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody, "A start tag whose tag name is
    * "frameset""), so it is planned only once that can no longer happen, and dropped if it does.
    */
-  private enqueue(item: WorkItem): void {
-    this.queue.push(this.driver.framesetPending() ? { ...item, provisional: true } : item);
+  private enqueue(item: WorkItem, inBody = true): void {
+    this.queue.push(inBody && this.driver.framesetPending() ? { ...item, provisional: true } : item);
   }
 
   /** A `<frameset>` replaced the body: what was read in it is not in the document. */

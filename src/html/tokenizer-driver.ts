@@ -362,8 +362,48 @@ const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
  */
 const SELECT_IN_TABLE_TAGS: ReadonlySet<html.TAG_ID> = new Set([$.CAPTION, $.TABLE, $.TBODY, $.TFOOT, $.THEAD, $.TR, $.TD, $.TH]);
 
-/** The end tags the adoption agency algorithm handles ("in body": a, b, big, code, em, font, i, nobr, s, small, strike, strong, tt, u). */
-const FORMATTING_END_TAGS: ReadonlySet<html.TAG_ID> = new Set([$.A, $.B, $.BIG, $.CODE, $.EM, $.FONT, $.I, $.NOBR, $.S, $.SMALL, $.STRIKE, $.STRONG, $.TT, $.U]);
+/** The parts of parse5 8.1's OpenElementStack that `selectIsAScopeBoundary` wraps and reads. */
+interface ScopeInternals {
+  hasInScope(tagName: html.TAG_ID, element?: unknown): boolean;
+  hasInListItemScope(tagName: html.TAG_ID): boolean;
+  hasInButtonScope(tagName: html.TAG_ID): boolean;
+  hasNumberedHeaderInScope(): boolean;
+  indexOfTopmost(tagID: html.TAG_ID): number;
+  indexOfTopmostOf(tagIDs: readonly html.TAG_ID[]): number;
+  _indexOf(element: unknown): number;
+}
+
+const NUMBERED_HEADERS: readonly html.TAG_ID[] = [$.H1, $.H2, $.H3, $.H4, $.H5, $.H6];
+
+/**
+ * A `<select>` bounds "has an element in scope" (and the list item and button scopes built on it), as in the
+ * current standard's list of scope elements (customizable select) and in Chromium 153; parse5 8.1's list lacks
+ * it. What that changes, each seen in Chromium: an end tag for an element opened before an open select is
+ * ignored inside it — `</div>`, `</li>` (`<li><select></li><select>`: the second select still closes the first),
+ * `</b>`/`</u>`/`</nobr>` (the adoption agency: "formatting element is not in scope": `<b><select><svg></b><style>`
+ * keeps the `<style>` in the `<svg>`); `</p>` in a select inserts an empty `<p>` there.
+ * NOTE: wraps methods of parse5's stack instance (an element above the open select is out of scope).
+ */
+function selectIsAScopeBoundary(stack: unknown): void {
+  const s = stack as ScopeInternals;
+  const within = (target: number): boolean => target === -1 || s.indexOfTopmost($.SELECT) <= target;
+  const hasInScope = s.hasInScope;
+  const hasInListItemScope = s.hasInListItemScope;
+  const hasInButtonScope = s.hasInButtonScope;
+  const hasNumberedHeaderInScope = s.hasNumberedHeaderInScope;
+  s.hasInScope = function (this: ScopeInternals, tagName, element) {
+    return hasInScope.call(this, tagName, element) && within(element === undefined || element === null ? this.indexOfTopmost(tagName) : this._indexOf(element));
+  };
+  s.hasInListItemScope = function (this: ScopeInternals, tagName) {
+    return hasInListItemScope.call(this, tagName) && within(this.indexOfTopmost(tagName));
+  };
+  s.hasInButtonScope = function (this: ScopeInternals, tagName) {
+    return hasInButtonScope.call(this, tagName) && within(this.indexOfTopmost(tagName));
+  };
+  s.hasNumberedHeaderInScope = function (this: ScopeInternals) {
+    return hasNumberedHeaderInScope.call(this) && within(this.indexOfTopmostOf(NUMBERED_HEADERS));
+  };
+}
 
 /** Insertion modes whose start and end tags for `select` and `input` are handled by the "in body" rules. */
 function bodyRulesApply(mode: InsertionMode): boolean {
@@ -374,6 +414,11 @@ function bodyRulesApply(mode: InsertionMode): boolean {
 export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> {
   /** The select whose content the current token is parsed "in body" for, instead of "in select in table". */
   private selectInTable: unknown = null;
+
+  constructor(options?: ConstructorParameters<typeof Parser<T>>[0]) {
+    super(options);
+    selectIsAScopeBoundary(this.openElements);
+  }
 
   /** Before a token: "in select" is "in body"; "in select in table" too, but for the table's own tags. */
   private enterSelectBody(token: Token.TagToken | null): void {
@@ -423,23 +468,7 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
       }
       return;
     }
-    if (FORMATTING_END_TAGS.has(token.tagID) && bodyRulesApply(this.insertionMode) && this.formattingElementOutsideSelect(token.tagName)) return;
     super._endTagOutsideForeignContent(token);
-  }
-
-  /**
-   * The adoption agency (https://html.spec.whatwg.org/multipage/parsing.html#adoption-agency-algorithm) leaves
-   * a formatting element opened before an open `<select>` alone: an end tag for it inside the select is ignored.
-   * Chromium 153: `<b><select><svg></b><style>` keeps the `<style>` in the `<svg>` (an SVG element, not raw
-   * text), `<b><select></b>x` keeps "x" in the select, while `<select><b><svg></b><style>` (the `<b>` inside the
-   * select) closes the svg as parse5 does.
-   */
-  private formattingElementOutsideSelect(tagName: string): boolean {
-    const entry = this.activeFormattingElements.getElementEntryInScopeWithTagName(tagName);
-    if (entry === null) return false;
-    const at = this.openElements._indexOf(entry.element);
-    if (at === -1 || !this.openElements.hasInScope($.SELECT)) return false;
-    return this.openElements.indexOfTopmost($.SELECT) > at;
   }
 
   /** "Reset the insertion mode appropriately" has no select steps any more (whatwg/html#10548). */

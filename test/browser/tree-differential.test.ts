@@ -125,12 +125,21 @@ describe('the Chromium differential', () => {
     const before = await oracle.parse(docs);
     const after = await oracle.parse(rewritten.map((r) => r.output));
     const failures: string[] = [];
+    let selectedcontent = 0;
     for (let i = 0; i < docs.length; i++) {
       const diffs = compareDocument(before[i]!, after[i]!, rewritten[i]!.references);
       if (diffs.length === 0) continue;
+      // Known, and listed: <selectedcontent> takes a copy of the selected <option>'s content, and what the
+      // parser put in it is gone from Chromium's DOM ("update a select's selectedcontent", a DOM step after
+      // tree construction); the rewriter still rewrites what was there.
+      if (/<selectedcontent/i.test(docs[i]!) && diffs.every((d) => d.startsWith("reported, not in Chromium's DOM"))) {
+        selectedcontent++;
+        continue;
+      }
       failures.push(`${JSON.stringify(docs[i])}\n  ${diffs.join('\n  ')}`);
     }
-    console.info(`tree differential: ${docs.length} documents (seed ${SEED}), ${failures.length} with differences`);
+    console.info(`tree differential: ${docs.length} documents (seed ${SEED}), ${failures.length} with differences, ${selectedcontent} with <selectedcontent> content replaced`);
     expect(failures.slice(0, 20).join('\n\n')).toBe('');
+    expect(selectedcontent).toBeLessThan(docs.length / 100);
   });
 });

@@ -223,7 +223,8 @@ function expectedValue(value: string, resolved: string | null, ns: string, name:
   return resolved;
 }
 
-const CSS_URL = /url\(\s*(['"]?)([^'")\s]*)\1\s*\)|@import\s+(['"])([^'"]*)\3/g;
+// (A url( that the end of the style's text cuts short is a URL all the same: CSS's tokenizer ends it at EOF.)
+const CSS_URL = /url\(\s*(['"]?)([^'")\s]*)\1\s*(?:\)|$)|@import\s+(['"])([^'"]*)\3/g;
 
 /** Style text with each url()/@import reference resolved against `base` (as Chromium would fetch it). */
 function resolvedCss(text: string, base: string): string {
@@ -236,7 +237,7 @@ function resolvedCss(text: string, base: string): string {
     } catch {
       return m;
     }
-    return u1 !== undefined ? `url(${q1}${abs}${q1})` : `@import ${q2}${abs}${q2}`;
+    return u1 !== undefined ? `url(${q1}${abs}${q1}${m.endsWith(')') ? ')' : ''}` : `@import ${q2}${abs}${q2}`;
   });
 }
 
