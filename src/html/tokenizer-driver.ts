@@ -368,12 +368,15 @@ interface ScopeInternals {
   hasInListItemScope(tagName: html.TAG_ID): boolean;
   hasInButtonScope(tagName: html.TAG_ID): boolean;
   hasNumberedHeaderInScope(): boolean;
+  hasInTableScope(tagName: html.TAG_ID): boolean;
+  hasTableBodyContextInTableScope(): boolean;
   indexOfTopmost(tagID: html.TAG_ID): number;
   indexOfTopmostOf(tagIDs: readonly html.TAG_ID[]): number;
   _indexOf(element: unknown): number;
 }
 
 const NUMBERED_HEADERS: readonly html.TAG_ID[] = [$.H1, $.H2, $.H3, $.H4, $.H5, $.H6];
+const TABLE_BODIES: readonly html.TAG_ID[] = [$.TBODY, $.THEAD, $.TFOOT];
 
 /**
  * A `<select>` bounds "has an element in scope" (and the list item and button scopes built on it), as in the
@@ -402,6 +405,19 @@ function selectIsAScopeBoundary(stack: unknown): void {
   };
   s.hasNumberedHeaderInScope = function (this: ScopeInternals) {
     return hasNumberedHeaderInScope.call(this) && within(this.indexOfTopmostOf(NUMBERED_HEADERS));
+  };
+  // "Has an element in table scope": html, table and template bound it
+  // (https://html.spec.whatwg.org/multipage/parsing.html#has-an-element-in-table-scope). parse5 8.1's indexed
+  // stack looks only at the topmost table and html, so a table below an open <template> counted as in scope:
+  // `<table><template><td></td><table>` closed the template (Chromium 153 ignores the <table>).
+  const hasInTableScope = s.hasInTableScope;
+  const hasTableBodyContextInTableScope = s.hasTableBodyContextInTableScope;
+  const belowTemplate = (target: number): boolean => target === -1 || s.indexOfTopmost($.TEMPLATE) <= target;
+  s.hasInTableScope = function (this: ScopeInternals, tagName) {
+    return hasInTableScope.call(this, tagName) && belowTemplate(this.indexOfTopmost(tagName));
+  };
+  s.hasTableBodyContextInTableScope = function (this: ScopeInternals) {
+    return hasTableBodyContextInTableScope.call(this) && belowTemplate(this.indexOfTopmostOf(TABLE_BODIES));
   };
 }
 
@@ -446,6 +462,14 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
    */
   override _startTagOutsideForeignContent(token: Token.TagToken): void {
     this.enterSelectBody(token);
+    if (token.tagID === $.FORM && this.openElements.tmplCount > 0 && (this.insertionMode === InsertionMode.IN_TABLE || this.insertionMode === InsertionMode.IN_TABLE_BODY || this.insertionMode === InsertionMode.IN_ROW)) {
+      // "In table", a form start tag: the standard ignores it when a template is open; Chromium 153 (Blink's
+      // ProcessStartTagForInTable) ignores it only when the form element pointer is set outside a template,
+      // and inserts it and pops it at once: `<template><table><form action=x>` has the form in Chromium's DOM.
+      this._insertElement(token, NS.HTML);
+      this.openElements.pop();
+      return;
+    }
     if ((token.tagID === $.SELECT || token.tagID === $.INPUT) && bodyRulesApply(this.insertionMode) && this.openElements.hasInScope($.SELECT)) {
       this.openElements.popUntilTagNamePopped($.SELECT);
       this._resetInsertionMode();
