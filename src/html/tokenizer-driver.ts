@@ -421,6 +421,9 @@ function selectIsAScopeBoundary(stack: unknown): void {
   };
 }
 
+/** Insertion modes before a body exists. */
+const BEFORE_BODY: ReadonlySet<InsertionMode> = new Set([InsertionMode.INITIAL, InsertionMode.BEFORE_HTML, InsertionMode.BEFORE_HEAD, InsertionMode.IN_HEAD, InsertionMode.AFTER_HEAD]);
+
 /** Insertion modes whose start and end tags for `select` and `input` are handled by the "in body" rules. */
 function bodyRulesApply(mode: InsertionMode): boolean {
   return mode === InsertionMode.IN_BODY || mode === InsertionMode.IN_CELL || mode === InsertionMode.IN_CAPTION;
@@ -430,6 +433,8 @@ function bodyRulesApply(mode: InsertionMode): boolean {
 export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> {
   /** The select whose content the current token is parsed "in body" for, instead of "in select in table". */
   private selectInTable: unknown = null;
+  /** The outermost template opened before the body, and frameset-ok as it was then. */
+  private headTemplate: { element: unknown; framesetOk: boolean } | null = null;
 
   constructor(options?: ConstructorParameters<typeof Parser<T>>[0]) {
     super(options);
@@ -470,6 +475,15 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
       this.openElements.pop();
       return;
     }
+    if (token.tagID === $.TEMPLATE && BEFORE_BODY.has(this.insertionMode)) {
+      // "In head", a template start tag sets frameset-ok to "not ok", and its content ("in body" rules) may too;
+      // Chromium 153 leaves frameset-ok as it was before a template in the head once the template is closed
+      // (`<template>text</template><spacer><frameset>`: the frameset replaces the body), not in the body.
+      const framesetOk = this.framesetOk;
+      super._startTagOutsideForeignContent(token);
+      if (this.headTemplate === null) this.headTemplate = { element: this.openElements.current, framesetOk };
+      return;
+    }
     if ((token.tagID === $.SELECT || token.tagID === $.INPUT) && bodyRulesApply(this.insertionMode) && this.openElements.hasInScope($.SELECT)) {
       this.openElements.popUntilTagNamePopped($.SELECT);
       this._resetInsertionMode();
@@ -485,6 +499,15 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
    */
   override _endTagOutsideForeignContent(token: Token.TagToken): void {
     this.enterSelectBody(token);
+    const head = this.headTemplate;
+    if (token.tagID === $.TEMPLATE && head !== null) {
+      super._endTagOutsideForeignContent(token);
+      if (!this.openElements.contains(head.element as T['element'])) {
+        this.framesetOk = head.framesetOk;
+        this.headTemplate = null;
+      }
+      return;
+    }
     if (token.tagID === $.SELECT && bodyRulesApply(this.insertionMode)) {
       if (this.openElements.hasInScope($.SELECT)) {
         this.openElements.popUntilTagNamePopped($.SELECT);
@@ -618,7 +641,8 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     super.onStartTag(token);
     const adopted = lastAdopted;
     lastAdopted = null;
-    if (replacesBody && this.tokenNamespace !== null) this.handler.onBodyReplaced?.();
+    // (In foreign content a <frameset> start tag is an SVG or MathML element: nothing is replaced.)
+    if (replacesBody && this.tokenNamespace === NS.HTML && this.insertionMode === InsertionMode.IN_FRAMESET) this.handler.onBodyReplaced?.();
     this.handler.onStartTag(token, toNamespace(this.tokenNamespace ?? NS.HTML), this.tokenNamespace !== null, adopted);
   }
 
