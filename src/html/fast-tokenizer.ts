@@ -264,6 +264,17 @@ export class FastTokenizerDriver implements TokenizerEngine {
     return this.base + this.pos;
   }
 
+  /**
+   * Reads every token the input so far completes. `write` waits for an unfinished construct's input to double
+   * before it tries again (retryAt), so `safeOffset` may lag behind tokens that are complete: the rewriter asks
+   * for this before it takes the bytes held for a token over maxTokenBytes (which must not depend on chunking).
+   */
+  catchUp(): void {
+    if (this.ended || this.final || this.retryAt === 0) return;
+    this.retryAt = 0;
+    this.run();
+  }
+
   openElementCount(): number {
     return this.builder.openElementCount;
   }

@@ -229,7 +229,15 @@ export class HtmlRewriteCore implements DriverHandler {
       this.commitAtLimit();
     }
     this.processQueue();
-    const safe = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
+    let safe = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
+    if (this.bufStart + this.buf.length - safe > this.limits.maxTokenBytes) {
+      // Held bytes over the limit are a token over the limit only if the tokenizer has read all it can: the
+      // limit is measured on tokens, never on how the input was chunked.
+      this.driver.catchUp();
+      if (this.limitAt !== null) return this.stopAtTokenLimit(this.limitAt);
+      this.processQueue();
+      safe = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
+    }
     // Provisional work items (a body a <frameset> may still replace) hold output too, but not beyond
     // maxTokenBytes: past that the body is taken as it is.
     if (this.bufStart + this.buf.length - this.queuedFrom() > this.limits.maxTokenBytes) this.processQueue(true);

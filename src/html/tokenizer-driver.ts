@@ -709,6 +709,8 @@ export interface TokenizerEngine {
   openElementCount(): number;
   /** Whether a `<template>` is open (its content is not in the document: a `<base>` there is not the document's). */
   inTemplate(): boolean;
+  /** Reads every token the input so far completes (a tokenizer may wait for more input before trying again). */
+  catchUp(): void;
   /** The current node of the tree builder, as an opaque handle. */
   currentElement(): unknown;
   /** Whether a `<frameset>` start tag would still replace the body (and all that is in it). */
@@ -754,6 +756,9 @@ export class TokenizerDriver implements TokenizerEngine {
   inTemplate(): boolean {
     return this.builder.inTemplate;
   }
+
+  /** parse5's tokenizer reads all it is given at each write. */
+  catchUp(): void {}
 
   currentElement(): unknown {
     return this.builder.currentElement;
