@@ -22,7 +22,7 @@
 import { Token, Tokenizer, TokenizerMode, html } from 'parse5';
 import { DecodingMode, decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 import { StackBuilder } from './tokenizer-driver.ts';
-import type { DriverHandler, TokenizerEngine } from './tokenizer-driver.ts';
+import type { BasePlacement, DriverHandler, TokenizerEngine } from './tokenizer-driver.ts';
 import { mayHoldUrl } from './url-attributes.ts';
 
 const enum C {
@@ -289,6 +289,10 @@ export class FastTokenizerDriver implements TokenizerEngine {
 
   framesetPending(): boolean {
     return this.builder.framesetPending;
+  }
+
+  lastBasePlacement(): BasePlacement {
+    return this.builder.lastBasePlacement;
   }
 
   isOpen(element: unknown): boolean {

@@ -158,6 +158,8 @@ export class HtmlRewriteCore implements DriverHandler {
   private limitCode: 'token-limit' | 'open-elements-limit' = 'token-limit';
   private ended = false;
   private seenBaseHref = false;
+  /** The first `<base href>` in tree order so far, and the tables it is in (see onFirstBaseHref). */
+  private baseCandidate: { token: Token.TagToken; tables: readonly unknown[] } | null = null;
   private embeddedBase: string | null = null;
   private policy: ReferencePolicy | null = null;
   private readonly nestedStats: ReferenceStats = { rewritten: 0, unchanged: 0, unresolvable: 0 };
@@ -271,11 +273,19 @@ export class HtmlRewriteCore implements DriverHandler {
         if (type === 'importmap' || type === 'speculationrules') {
           this.openText = { element: 'script', syntax: type, start: loc.endOffset, line: loc.endLine, column: loc.endCol };
         }
-      } else if (tag === 'base' && !this.driver.inTemplate() && !this.seenBaseHref && token.attrs.some((a) => a.name === 'href')) {
+      } else if (tag === 'base' && !this.driver.inTemplate() && token.attrs.some((a) => a.name === 'href')) {
         // https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url: the first base element
         // with an href attribute, in tree order. (A <base> in the body is inserted too, so "first" is global.)
-        this.seenBaseHref = true;
-        firstBase = true;
+        // A later one comes first in tree order when it is foster parented before a table the candidate is in.
+        const place = this.driver.lastBasePlacement();
+        if (!this.seenBaseHref) {
+          this.seenBaseHref = true;
+          firstBase = true;
+          this.baseCandidate = { token, tables: place.tables };
+        } else if (!this.committed && this.baseCandidate !== null && place.before !== null && this.baseCandidate.tables.includes(place.before)) {
+          this.baseCandidate = { token, tables: place.tables };
+          firstBase = true;
+        }
       }
     } else if (ns === 'svg' && tag === 'style' && !token.selfClosing) {
       // SVG <style> holds CSS too, as ordinary text (character references decoded).
@@ -311,6 +321,7 @@ export class HtmlRewriteCore implements DriverHandler {
       this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, line: open.line, column: open.column });
     }
     if (!this.committed && !this.holdsBeyondHead() && ns === 'html' && (tag === 'head' || tag === 'body' || tag === 'html')) this.commit();
+    if (!this.committed && this.baseCandidate !== null && this.baseCandidate.tables.every((t) => !this.driver.isOpen(t))) this.commit();
   }
 
   onText(): void {
@@ -401,7 +412,9 @@ export class HtmlRewriteCore implements DriverHandler {
     if (!this.committed) {
       // The base element's own href (queued with the others) is rewritten to its absolute value.
       this.embeddedBase = href ?? '';
-      this.commit();
+      // Inside a table, a base foster parented before that table later would come first in tree order: the
+      // decision waits until the tables around it are closed (or the end, or the lookahead limit).
+      if (this.baseCandidate === null || this.baseCandidate.tables.length === 0) this.commit();
       return;
     }
     this.processQueue(); // so that the count below includes every reference before this element

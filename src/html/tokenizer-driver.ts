@@ -632,7 +632,39 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   // versions also allocate a location per element and look up foster parents per text run).
   override _insertCharacters(): void {}
 
-  override _attachElementToTree(): void {}
+  override _attachElementToTree(element: StackNode): void {
+    if (element.tagName === 'base') this.placeBase(this._shouldFosterParentOnInsertion());
+  }
+
+  /** Where the last `<base>` went in the tree: see lastBasePlacement. */
+  private basePlacement: BasePlacement = { before: null, tables: [] };
+
+  get lastBasePlacement(): BasePlacement {
+    return this.basePlacement;
+  }
+
+  /**
+   * A base element's place in tree order, as far as a later base can come before it: it is inside every open
+   * table below where it is inserted; foster parented (`before`: the table it is inserted before,
+   * https://html.spec.whatwg.org/multipage/parsing.html#appropriate-place-for-inserting-a-node), inside only
+   * the tables below that one.
+   */
+  private placeBase(fostered: boolean): void {
+    const { items, tagIDs, stackTop } = this.openElements;
+    let top = stackTop;
+    let before: StackNode | null = null;
+    if (fostered) {
+      // (The tree adapter keeps no parents, so parse5's own foster-parenting location has no table to go before.)
+      const table = this.openElements.indexOfTopmost($.TABLE);
+      if (table !== -1 && this.openElements.indexOfTopmost($.TEMPLATE) < table) {
+        before = items[table]!;
+        top = table - 1;
+      }
+    }
+    const tables: unknown[] = [];
+    for (let i = 0; i <= top; i++) if (tagIDs[i] === $.TABLE && items[i]!.namespaceURI === NS.HTML) tables.push(items[i]);
+    this.basePlacement = { before, tables };
+  }
 
   override onStartTag(token: Token.TagToken): void {
     this.tokenNamespace = null;
@@ -700,6 +732,12 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   }
 }
 
+/** Where a `<base>` element went: the table it was foster parented before (or null), and the tables it is in. */
+export interface BasePlacement {
+  readonly before: unknown;
+  readonly tables: readonly unknown[];
+}
+
 /** What the rewriter drives: a tokenizer and parse5's tree builder, fed raw text. */
 export interface TokenizerEngine {
   write(chunk: string, isLastChunk: boolean): void;
@@ -711,6 +749,8 @@ export interface TokenizerEngine {
   inTemplate(): boolean;
   /** Reads every token the input so far completes (a tokenizer may wait for more input before trying again). */
   catchUp(): void;
+  /** Where the last `<base>` start tag's element went in the tree. */
+  lastBasePlacement(): BasePlacement;
   /** The current node of the tree builder, as an opaque handle. */
   currentElement(): unknown;
   /** Whether a `<frameset>` start tag would still replace the body (and all that is in it). */
@@ -759,6 +799,10 @@ export class TokenizerDriver implements TokenizerEngine {
 
   /** parse5's tokenizer reads all it is given at each write. */
   catchUp(): void {}
+
+  lastBasePlacement(): BasePlacement {
+    return this.builder.lastBasePlacement;
+  }
 
   currentElement(): unknown {
     return this.builder.currentElement;

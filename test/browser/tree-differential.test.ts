@@ -115,6 +115,19 @@ describe('each shape of issue 19, as Chromium 153 parses it', () => {
     expect(elements(b!)[2]).toBe('html:body background=a.png text=red style=background:url(c.png)');
     expect((await ours(body)).refs).toEqual(['body background a.png', 'body style c.png']);
   });
+
+  it('--exact-base takes the first <base href> in tree order: a foster-parented one comes before the table it is in', async () => {
+    const html = '<table><tr><td><base href="A/"></td></tr><base href="B/"></table><a href="x">';
+    const [dom] = await oracle.parse([html]);
+    expect(dom!.baseURI).toBe(`${PAGE}B/`);
+    expect(elements(dom!).slice(3, 5)).toEqual(['html:base href=B/', 'html:table']);
+    expect((await ours(html)).output).toBe(`<table><tr><td><base href="${PAGE}A/"></td></tr><base href="${PAGE}B/"></table><a href="${PAGE}B/x">`);
+    // A base before the table stays first; so does one in an earlier, closed table.
+    const earlier = '<table><tr><td><base href="A/"></td></tr></table><table><base href="B/"></table><a href="x">';
+    const [d2] = await oracle.parse([earlier]);
+    expect(d2!.baseURI).toBe(`${PAGE}A/`);
+    expect((await ours(earlier)).output).toContain(`<a href="${PAGE}A/x">`);
+  });
 });
 
 describe('the Chromium differential', () => {
