@@ -518,10 +518,41 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
     super._endTagOutsideForeignContent(token);
   }
 
-  /** "Reset the insertion mode appropriately" has no select steps any more (whatwg/html#10548). */
-  override _resetInsertionMode(): void {
-    super._resetInsertionMode();
-    if (this.insertionMode === InsertionMode.IN_SELECT) this.insertionMode = InsertionMode.IN_BODY;
+  /**
+   * "Reset the insertion mode appropriately" has no select step any more (whatwg/html#10548): the mode comes
+   * from the elements below the select (`<template><th><select><template></template><td>`: "in cell", so the
+   * `<td>` closes the cell, as in Chromium 153). Below a table part, "in select in table" is kept for the
+   * table's own tags (see enterSelectBody).
+   */
+  override _resetInsertionModeForSelect(selectIdx: number): void {
+    const { items, tagIDs } = this.openElements;
+    for (let i = selectIdx - 1; i >= 0; i--) {
+      if (this.treeAdapter.getNamespaceURI(items[i]!) !== NS.HTML) continue;
+      switch (tagIDs[i]) {
+        case $.TD:
+        case $.TH:
+          this.insertionMode = InsertionMode.IN_CELL;
+          return;
+        case $.CAPTION:
+          this.insertionMode = InsertionMode.IN_CAPTION;
+          return;
+        case $.TR:
+        case $.TBODY:
+        case $.THEAD:
+        case $.TFOOT:
+        case $.TABLE:
+          this.insertionMode = InsertionMode.IN_SELECT_IN_TABLE;
+          return;
+        case $.TEMPLATE:
+          this.insertionMode = this.tmplInsertionModeStack[this.tmplInsertionModeStack.length - 1]!;
+          return;
+        case $.BODY:
+          this.insertionMode = InsertionMode.IN_BODY;
+          return;
+        default:
+      }
+    }
+    this.insertionMode = InsertionMode.IN_BODY;
   }
 
   override onStartTag(token: Token.TagToken): void {
