@@ -389,18 +389,22 @@ const TABLE_BODIES: readonly html.TAG_ID[] = [$.TBODY, $.THEAD, $.TFOOT];
  */
 function selectIsAScopeBoundary(stack: unknown): void {
   const s = stack as ScopeInternals;
+  // (Most documents have no select open: then the wrappers cost one lookup.)
   const within = (target: number): boolean => target === -1 || s.indexOfTopmost($.SELECT) <= target;
   const hasInScope = s.hasInScope;
   const hasInListItemScope = s.hasInListItemScope;
   const hasInButtonScope = s.hasInButtonScope;
   const hasNumberedHeaderInScope = s.hasNumberedHeaderInScope;
   s.hasInScope = function (this: ScopeInternals, tagName, element) {
+    if (this.indexOfTopmost($.SELECT) === -1) return hasInScope.call(this, tagName, element);
     return hasInScope.call(this, tagName, element) && within(element === undefined || element === null ? this.indexOfTopmost(tagName) : this._indexOf(element));
   };
   s.hasInListItemScope = function (this: ScopeInternals, tagName) {
+    if (this.indexOfTopmost($.SELECT) === -1) return hasInListItemScope.call(this, tagName);
     return hasInListItemScope.call(this, tagName) && within(this.indexOfTopmost(tagName));
   };
   s.hasInButtonScope = function (this: ScopeInternals, tagName) {
+    if (this.indexOfTopmost($.SELECT) === -1) return hasInButtonScope.call(this, tagName);
     return hasInButtonScope.call(this, tagName) && within(this.indexOfTopmost(tagName));
   };
   s.hasNumberedHeaderInScope = function (this: ScopeInternals) {
@@ -414,6 +418,7 @@ function selectIsAScopeBoundary(stack: unknown): void {
   const hasTableBodyContextInTableScope = s.hasTableBodyContextInTableScope;
   const belowTemplate = (target: number): boolean => target === -1 || s.indexOfTopmost($.TEMPLATE) <= target;
   s.hasInTableScope = function (this: ScopeInternals, tagName) {
+    if (this.indexOfTopmost($.TEMPLATE) === -1) return hasInTableScope.call(this, tagName);
     return hasInTableScope.call(this, tagName) && belowTemplate(this.indexOfTopmost(tagName));
   };
   s.hasTableBodyContextInTableScope = function (this: ScopeInternals) {
@@ -443,6 +448,7 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
 
   /** Before a token: "in select" is "in body"; "in select in table" too, but for the table's own tags. */
   private enterSelectBody(token: Token.TagToken | null): void {
+    if (this.insertionMode !== InsertionMode.IN_SELECT && this.insertionMode !== InsertionMode.IN_SELECT_IN_TABLE) return;
     if (this.insertionMode === InsertionMode.IN_SELECT) this.insertionMode = InsertionMode.IN_BODY;
     else if (this.insertionMode === InsertionMode.IN_SELECT_IN_TABLE) {
       if (token !== null && SELECT_IN_TABLE_TAGS.has(token.tagID)) return;
@@ -454,6 +460,7 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
   /** After it: back to "in select in table" while that select is open and nothing chose another mode. */
   private leaveSelectBody(): void {
     const select = this.selectInTable;
+    if (select === null) return;
     this.selectInTable = null;
     if (select !== null && this.insertionMode === InsertionMode.IN_BODY && this.openElements.contains(select as T['element'])) this.insertionMode = InsertionMode.IN_SELECT_IN_TABLE;
   }
