@@ -107,6 +107,8 @@ type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrule
 // mode handles itself. Any other start tag ends head content (in "in head", "after head" and "in body").
 const HEAD_CONTENT = new Set(['html', 'head', 'base', 'basefont', 'bgsound', 'link', 'meta', 'title', 'noscript', 'noframes', 'style', 'script', 'template']);
 // Elements whose text the tokenizer keeps as raw text or RCDATA: text in them does not end head content.
+// The formatting elements (https://html.spec.whatwg.org/multipage/parsing.html#formatting).
+const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);
 const TEXT_ELEMENTS = new Set(['title', 'style', 'script', 'noframes', 'textarea', 'xmp', 'iframe', 'noembed', 'plaintext']);
 
 /**
@@ -147,6 +149,8 @@ export class HtmlRewriteCore implements DriverHandler {
   private written = 0;
   private readonly edits: Edit[] = [];
   private editsUnsorted = false;
+  /** Formatting elements of a body a frameset replaced, which reconstruction may bring back (onBodyReplaced). */
+  private readonly dormant: WorkItem[] = [];
   private readonly queue: WorkItem[] = [];
   /** Every edit made, when a caller needs them (srcdoc). */
   readonly recordedEdits: Edit[] | null;
@@ -242,7 +246,10 @@ export class HtmlRewriteCore implements DriverHandler {
     }
     // Provisional work items (a body a <frameset> may still replace) hold output too, but not beyond
     // maxTokenBytes: past that the body is taken as it is.
-    if (this.bufStart + this.buf.length - this.queuedFrom() > this.limits.maxTokenBytes) this.processQueue(true);
+    if (this.bufStart + this.buf.length - this.queuedFrom() > this.limits.maxTokenBytes) {
+      this.processQueue(true);
+      this.dormant.length = 0;
+    }
     this.flush(Math.min(safe, this.queuedFrom()));
     // A token (or <style> text) still open and already longer than the limit: it will be over the limit when
     // it ends, or at the end of input; stop here rather than hold it.
@@ -493,8 +500,24 @@ export class HtmlRewriteCore implements DriverHandler {
   /** A `<frameset>` replaced the body: what was read in it is not in the document. */
   onBodyReplaced(): void {
     let kept = 0;
-    for (const item of this.queue) if (item.provisional !== true) this.queue[kept++] = item;
+    for (const item of this.queue) {
+      if (item.provisional !== true) this.queue[kept++] = item;
+      // A formatting element of the replaced body stays in the list of active formatting elements: the tree
+      // builder may make it again after the frameset (Chromium 153: `<a href=x><frameset></frameset></html> `
+      // has an <a href=x> after the frameset).
+      else if (item.kind === 'tag' && FORMATTING.has(item.token.tagName)) this.dormant.push(item);
+    }
     this.queue.length = kept;
+  }
+
+  onReconstructed(attrs: Token.Attribute[]): void {
+    if (this.dormant.length === 0) return;
+    const at = this.dormant.findIndex((item) => item.kind === 'tag' && item.token.attrs === attrs);
+    if (at === -1) return;
+    const [item] = this.dormant.splice(at, 1);
+    if (item!.kind !== 'tag' || item!.token.location!.startOffset < this.bufStart) return; // (written already)
+    this.queue.push({ ...item!, provisional: false });
+    // (Edits are sorted before they are written: this one may come after later tags'.)
   }
 
   /** Plans the queued items (`atEnd`: all of them; else not a provisional one while the body may still be replaced). */
@@ -517,7 +540,7 @@ export class HtmlRewriteCore implements DriverHandler {
 
   /** Where output must stop: before the first work item not planned yet. */
   private queuedFrom(): number {
-    const first = this.queue[0];
+    const first = this.queue[0] ?? this.dormant[0];
     if (first === undefined) return Infinity;
     return first.kind === 'tag' ? first.token.location!.startOffset : first.start;
   }

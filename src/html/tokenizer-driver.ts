@@ -67,6 +67,11 @@ export interface DriverHandler {
   onEof(): void;
   /** A `<frameset>` start tag replaced the body (frameset-ok was "ok"): everything read in the body is gone. */
   onBodyReplaced?(): void;
+  /**
+   * An element was made again from an earlier start tag's attributes (`attrs`): a formatting element the tree
+   * builder reconstructs, which may bring back one of a body a frameset replaced.
+   */
+  onReconstructed?(attrs: Token.Attribute[]): void;
 }
 
 /** The parts of parse5's Tokenizer (8.1) that `withoutCharacterTokenLocations` replaces and uses. */
@@ -690,6 +695,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
 
   override _createElement(tagName: string, namespaceURI: html.NS, attrs: Token.Attribute[], intendedParent: StackNode): StackNode {
     if (attrs === (this.currentToken as Token.TagToken | null)?.attrs) this.tokenNamespace = namespaceURI;
+    else if (attrs.length > 0) this.handler.onReconstructed?.(attrs);
     return super._createElement(tagName, namespaceURI, attrs, intendedParent);
   }
 
