@@ -133,6 +133,8 @@ export type WarningCode =
   | 'mime-invalid-content-type'
   | 'mime-encoded-message'
   | 'mime-malformed-boundary'
+  | 'mime-duplicate-parameter'
+  | 'mime-content-length'
   | 'mime-base64-padding'
   | 'mime-unknown-charset'
   | 'mbox-content-length'

@@ -52,17 +52,17 @@ export interface Limits {
   readonly maxSrcdocDepth: number;
   /**
    * Bytes of one MIME body part (`text/html`, `text/css` parts of mail, MHTML and mbox) held whole to be
-   * decoded, rewritten and encoded again. A larger part is rewritten in pieces as it comes (quoted-printable,
-   * 7bit, 8bit, binary: `src/mime/streamed-part.ts`), or, in base64, passes through unchanged
-   * (`mime-part-too-large`) once it is over `maxMimeBase64PartBytes`. Cost: a held part takes several times its
-   * size while it is rewritten.
+   * decoded, rewritten and encoded again. A larger part, in any transfer encoding, is rewritten in bounded pieces
+   * as it comes (`src/mime/streamed-part.ts`: quoted-printable and base64 decoded and re-encoded segment by
+   * segment, whatever the line length), so no part is too large to rewrite. It also sizes the memory a spool
+   * holds before it goes to a temporary file (a part or mbox message whose Content-Length must be rewritten).
+   * Cost: a held part takes several times its size while it is rewritten.
    * @default 1048576 (1 MiB)
    */
   readonly maxMimePartBytes: number;
   /**
-   * Bytes of one base64 `text/html` or `text/css` part held whole (base64 parts are not rewritten in pieces).
-   * A larger one passes through unchanged (`mime-part-too-large`).
-   * Threat: a huge base64 part held in memory; cost: several times this while it is rewritten.
+   * No longer used: base64 parts are rewritten in pieces past `maxMimePartBytes` like every other part (issue
+   * 20), and `mime-part-too-large` is no longer given. Accepted, so that existing settings stay valid.
    * @default 67108864 (64 MiB)
    */
   readonly maxMimeBase64PartBytes: number;

@@ -15,37 +15,13 @@
  * (hints.ts, `looksLikeCss`: an at-rule, or a selector and a declaration block).
  */
 import { open } from 'node:fs/promises';
+import { RESOURCE_HEADER_BYTES, sniffsAsHtml } from '../kinds/sniff-html.ts';
 import { looksLikeCss } from '../cli/hints.ts';
 import type { FsPath } from './paths.ts';
 import { typeOfName } from './rewriters.ts';
 import type { DocumentType } from './rewriters.ts';
 
-/** The resource header: bytes the sniffing rules look at (MIME Sniffing §5.2, "read the resource header"). */
-export const RESOURCE_HEADER_BYTES = 1445;
-
-const HTML_PATTERNS = ['<!DOCTYPE HTML', '<HTML', '<HEAD', '<SCRIPT', '<IFRAME', '<H1', '<DIV', '<FONT', '<TABLE', '<A', '<STYLE', '<TITLE', '<B', '<BODY', '<BR', '<P', '<!--'].map((p) => Buffer.from(p, 'latin1'));
-
-/** MIME Sniffing §3: whitespace bytes (HT, LF, FF, CR, SP). */
-const isWhitespaceByte = (b: number): boolean => b === 0x09 || b === 0x0a || b === 0x0c || b === 0x0d || b === 0x20;
-
-/** Whether the bytes are HTML by the standard's scriptable patterns (§7.1 step 1, the "text/html" rows). */
-export function sniffsAsHtml(header: Uint8Array): boolean {
-  let i = header[0] === 0xef && header[1] === 0xbb && header[2] === 0xbf ? 3 : 0;
-  while (i < header.length && isWhitespaceByte(header[i]!)) i++;
-  for (const pattern of HTML_PATTERNS) {
-    const end = i + pattern.length;
-    if (end >= header.length) continue; // the tag-terminating byte must be there too
-    let match = true;
-    for (let k = 0; k < pattern.length && match; k++) {
-      const b = header[i + k]!;
-      // The pattern mask 0xDF makes ASCII letters match in either case (the pattern's letters are upper case).
-      match = (pattern[k]! >= 0x41 && pattern[k]! <= 0x5a ? b & 0xdf : b) === pattern[k];
-    }
-    // A tag-terminating byte: 0x20 (SP) or 0x3E (">").
-    if (match && (header[end] === 0x20 || header[end] === 0x3e)) return true;
-  }
-  return false;
-}
+export { RESOURCE_HEADER_BYTES } from '../kinds/sniff-html.ts';
 
 /**
  * Extensions whose files a browser never sniffs as HTML or CSS (their type comes from the name: images, fonts,
@@ -76,7 +52,7 @@ export function isSniffed(name: string): boolean {
 
 /** The type of the bytes of a file whose name says nothing: `html`, `css`, or null (copied as it is). */
 export function sniffDocumentType(header: Uint8Array): 'html' | 'css' | null {
-  if (sniffsAsHtml(header)) return 'html';
+  if (sniffsAsHtml(header, { utf8Bom: true })) return 'html';
   // MIME Sniffing §3: a binary data byte says the bytes are not text.
   if (header.some((b) => b <= 0x08 || b === 0x0b || (b >= 0x0e && b <= 0x1a) || (b >= 0x1c && b <= 0x1f))) return null;
   if (looksLikeCss(header)) return 'css';

@@ -22,7 +22,7 @@
 import { Token, Tokenizer, TokenizerMode, html } from 'parse5';
 import { DecodingMode, decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 import { StackBuilder } from './tokenizer-driver.ts';
-import type { DriverHandler, TokenizerEngine } from './tokenizer-driver.ts';
+import type { BasePlacement, DriverHandler, TokenizerEngine } from './tokenizer-driver.ts';
 import { mayHoldUrl } from './url-attributes.ts';
 
 const enum C {
@@ -264,12 +264,39 @@ export class FastTokenizerDriver implements TokenizerEngine {
     return this.base + this.pos;
   }
 
+  /**
+   * Reads every token the input so far completes. `write` waits for an unfinished construct's input to double
+   * before it tries again (retryAt), so `safeOffset` may lag behind tokens that are complete: the rewriter asks
+   * for this before it takes the bytes held for a token over maxTokenBytes (which must not depend on chunking).
+   */
+  catchUp(): void {
+    if (this.ended || this.final || this.retryAt === 0) return;
+    this.retryAt = 0;
+    this.run();
+  }
+
   openElementCount(): number {
     return this.builder.openElementCount;
   }
 
   inTemplate(): boolean {
     return this.builder.inTemplate;
+  }
+
+  currentElement(): unknown {
+    return this.builder.currentElement;
+  }
+
+  framesetPending(): boolean {
+    return this.builder.framesetPending;
+  }
+
+  lastBasePlacement(): BasePlacement {
+    return this.builder.lastBasePlacement;
+  }
+
+  isOpen(element: unknown): boolean {
+    return this.builder.isOpen(element);
   }
 
   // --- the main loop ---------------------------------------------------------------------------------------

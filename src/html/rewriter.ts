@@ -87,8 +87,19 @@ interface Edit {
 }
 
 type WorkItem =
-  | { readonly kind: 'tag'; readonly token: Token.TagToken; readonly ns: Namespace; readonly beforeBase: boolean; readonly urls: UrlAttribute[] }
-  | { readonly kind: 'text'; readonly element: string; readonly syntax: TextSyntax; readonly start: number; readonly end: number; readonly line: number; readonly column: number };
+  | { readonly kind: 'tag'; readonly token: Token.TagToken; readonly ns: Namespace; readonly beforeBase: boolean; readonly urls: UrlAttribute[]; readonly provisional?: boolean }
+  | {
+      readonly kind: 'text';
+      readonly element: string;
+      readonly syntax: TextSyntax;
+      readonly start: number;
+      readonly end: number;
+      readonly line: number;
+      readonly column: number;
+      /** SVG `<style>`: the raw ranges of its child text (text and CDATA sections between its child nodes). */
+      readonly segments?: ReadonlyArray<readonly [number, number]>;
+      readonly provisional?: boolean;
+    };
 
 type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrules' | 'module';
 
@@ -96,7 +107,27 @@ type TextSyntax = 'css' | 'css-with-references' | 'importmap' | 'speculationrule
 // mode handles itself. Any other start tag ends head content (in "in head", "after head" and "in body").
 const HEAD_CONTENT = new Set(['html', 'head', 'base', 'basefont', 'bgsound', 'link', 'meta', 'title', 'noscript', 'noframes', 'style', 'script', 'template']);
 // Elements whose text the tokenizer keeps as raw text or RCDATA: text in them does not end head content.
+// The formatting elements (https://html.spec.whatwg.org/multipage/parsing.html#formatting).
+const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);
 const TEXT_ELEMENTS = new Set(['title', 'style', 'script', 'noframes', 'textarea', 'xmp', 'iframe', 'noembed', 'plaintext']);
+
+/**
+ * A text element being read: HTML `<style>` and JSON `<script>` (raw text up to the end tag), or SVG `<style>`,
+ * whose stylesheet is its child text content (https://html.spec.whatwg.org/multipage/semantics.html#update-a-style-block,
+ * "child text content": its Text children, CDATA sections included, not comments or the text of child elements),
+ * gathered as `segments` between the tokens read while the style element is the current node.
+ */
+interface OpenText {
+  element: string;
+  syntax: TextSyntax;
+  start: number;
+  line: number;
+  column: number;
+  /** SVG <style>: the builder's element, and where the current run of its child text started (null: not its child). */
+  node?: unknown;
+  segments?: Array<readonly [number, number]>;
+  segmentStart?: number | null;
+}
 
 export class HtmlRewriteCore implements DriverHandler {
   readonly stats: HtmlRewriteStats = { rewritten: 0, unchanged: 0, unresolvable: 0, warnings: 0 };
@@ -117,6 +148,9 @@ export class HtmlRewriteCore implements DriverHandler {
   private bufStart = 0;
   private written = 0;
   private readonly edits: Edit[] = [];
+  private editsUnsorted = false;
+  /** Formatting elements of a body a frameset replaced, which reconstruction may bring back (onBodyReplaced). */
+  private readonly dormant: WorkItem[] = [];
   private readonly queue: WorkItem[] = [];
   /** Every edit made, when a caller needs them (srcdoc). */
   readonly recordedEdits: Edit[] | null;
@@ -128,11 +162,13 @@ export class HtmlRewriteCore implements DriverHandler {
   private limitCode: 'token-limit' | 'open-elements-limit' = 'token-limit';
   private ended = false;
   private seenBaseHref = false;
+  /** The first `<base href>` in tree order so far, and the tables it is in (see onFirstBaseHref). */
+  private baseCandidate: { token: Token.TagToken; tables: readonly unknown[] } | null = null;
   private embeddedBase: string | null = null;
   private policy: ReferencePolicy | null = null;
   private readonly nestedStats: ReferenceStats = { rewritten: 0, unchanged: 0, unresolvable: 0 };
   private textElement: string | null = null;
-  private openText: { element: string; syntax: TextSyntax; start: number; line: number; column: number } | null = null;
+  private openText: OpenText | null = null;
 
   constructor(options: HtmlRewriteOptions, codec: RawCodec, sink: (raw: string) => void, internal: { depth?: number; recordEdits?: boolean; /** parse5's tokenizer instead of the fast one: the reference in tests. */ tokenizer?: 'fast' | 'parse5' } = {}) {
     this.options = options;
@@ -171,7 +207,7 @@ export class HtmlRewriteCore implements DriverHandler {
       else if (this.bufStart + this.buf.length - pending > this.limits.maxTokenBytes) this.stopAtTokenLimit(pending);
       else {
         if (!this.committed) this.commit();
-        this.processQueue();
+        this.processQueue(true);
       }
     }
     this.flush(this.bufStart + this.buf.length);
@@ -199,8 +235,22 @@ export class HtmlRewriteCore implements DriverHandler {
       this.commitAtLimit();
     }
     this.processQueue();
-    const safe = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
-    this.flush(safe);
+    let safe = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
+    if (this.bufStart + this.buf.length - safe > this.limits.maxTokenBytes) {
+      // Held bytes over the limit are a token over the limit only if the tokenizer has read all it can: the
+      // limit is measured on tokens, never on how the input was chunked.
+      this.driver.catchUp();
+      if (this.limitAt !== null) return this.stopAtTokenLimit(this.limitAt);
+      this.processQueue();
+      safe = Math.min(this.driver.safeOffset(), this.openText?.start ?? Infinity);
+    }
+    // Provisional work items (a body a <frameset> may still replace) hold output too, but not beyond
+    // maxTokenBytes: past that the body is taken as it is.
+    if (this.bufStart + this.buf.length - this.queuedFrom() > this.limits.maxTokenBytes) {
+      this.processQueue(true);
+      this.dormant.length = 0;
+    }
+    this.flush(Math.min(safe, this.queuedFrom()));
     // A token (or <style> text) still open and already longer than the limit: it will be over the limit when
     // it ends, or at the end of input; stop here rather than hold it.
     if (this.bufStart + this.buf.length - safe > this.limits.maxTokenBytes) this.stopAtTokenLimit(safe);
@@ -208,7 +258,7 @@ export class HtmlRewriteCore implements DriverHandler {
 
   // --- tokenizer events -------------------------------------------------------------------------------------
 
-  onStartTag(token: Token.TagToken, ns: Namespace, inserted: boolean): void {
+  onStartTag(token: Token.TagToken, ns: Namespace, inserted: boolean, adopted: readonly string[] | null = null): void {
     if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
     if (this.driver.openElementCount() > this.limits.maxOpenElements) {
       this.limitAt = token.location!.startOffset;
@@ -218,9 +268,7 @@ export class HtmlRewriteCore implements DriverHandler {
     const tag = token.tagName;
     let firstBase = false;
     if (!this.committed && token.location!.endOffset > this.lookaheadLimit()) this.commitAtLimit();
-    if (this.openText?.syntax === 'css-with-references') {
-      this.openText = null; // markup inside SVG <style>: not a plain stylesheet text; leave it.
-    }
+    this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
     if (ns === 'html' && inserted) {
       // (A start tag the tree builder ignores, as <style> or <base> in <select>, leaves the tokenizer as it was.)
       if (TEXT_ELEMENTS.has(tag)) this.textElement = tag;
@@ -232,21 +280,37 @@ export class HtmlRewriteCore implements DriverHandler {
         if (type === 'importmap' || type === 'speculationrules' || type === 'module') {
           this.openText = { element: 'script', syntax: type, start: loc.endOffset, line: loc.endLine, column: loc.endCol };
         }
-      } else if (tag === 'base' && !this.driver.inTemplate() && !this.seenBaseHref && token.attrs.some((a) => a.name === 'href')) {
+      } else if (tag === 'base' && !this.driver.inTemplate() && token.attrs.some((a) => a.name === 'href')) {
         // https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url: the first base element
         // with an href attribute, in tree order. (A <base> in the body is inserted too, so "first" is global.)
-        this.seenBaseHref = true;
-        firstBase = true;
+        // A later one comes first in tree order when it is foster parented before a table the candidate is in.
+        const place = this.driver.lastBasePlacement();
+        if (!this.seenBaseHref) {
+          this.seenBaseHref = true;
+          firstBase = true;
+          this.baseCandidate = { token, tables: place.tables };
+        } else if (!this.committed && this.baseCandidate !== null && place.before !== null && this.baseCandidate.tables.includes(place.before)) {
+          this.baseCandidate = { token, tables: place.tables };
+          firstBase = true;
+        }
       }
     } else if (ns === 'svg' && tag === 'style' && !token.selfClosing) {
       // SVG <style> holds CSS too, as ordinary text (character references decoded).
       const loc = token.location!;
-      this.openText = { element: 'style', syntax: 'css-with-references', start: loc.endOffset, line: loc.endLine, column: loc.endCol };
+      this.openText = { element: 'style', syntax: 'css-with-references', start: loc.endOffset, line: loc.endLine, column: loc.endCol, node: this.driver.currentElement(), segments: [], segmentStart: loc.endOffset };
     }
 
     // Only attributes that may hold a URL have a location (the tokenizer's `mayHoldUrl`); with none, there is nothing to look up.
-    const urls = token.location?.attrs !== undefined ? this.urlAttributes(token, ns) : null;
-    if (urls !== null) this.queue.push({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls });
+    // Only what lands in the DOM is a reference: a start tag the tree builder drops (<frame> outside a frameset,
+    // <col> outside a table, a second <head>, anything after <frameset>, a nested <form>) makes no element, and
+    // a second <html> or <body> only adds the attributes the first lacks.
+    let urls = token.location?.attrs !== undefined && (inserted || adopted !== null) ? this.urlAttributes(token, ns) : null;
+    if (urls !== null && !inserted) {
+      urls = urls.filter((u) => adopted!.includes(u.name));
+      if (urls.length === 0) urls = null;
+    }
+    // (A second <html>'s attributes go to the root element, which a <frameset> does not replace.)
+    if (urls !== null) this.enqueue({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls }, !(tag === 'html' && ns === 'html'));
     if (firstBase) this.onFirstBaseHref(token);
     if (!this.committed && !this.holdsBeyondHead() && (ns !== 'html' || !HEAD_CONTENT.has(tag))) this.commit();
   }
@@ -257,13 +321,14 @@ export class HtmlRewriteCore implements DriverHandler {
     const tag = token.tagName;
     if (tag === this.textElement) this.textElement = null;
     const open = this.openText;
-    // HTML <style> text (RAWTEXT) ends at its end tag; SVG <style> text at the next tag, if that is its end tag.
-    if (open !== null && open.syntax === 'css-with-references' && (tag !== open.element || ns !== 'svg')) this.openText = null;
+    // HTML <style> text (RAWTEXT) ends at its end tag; SVG <style> text when the element is popped.
+    if (open !== null && open.syntax === 'css-with-references') this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
     else if (open !== null && tag === open.element) {
       this.openText = null;
-      this.queue.push({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, line: open.line, column: open.column });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, line: open.line, column: open.column });
     }
     if (!this.committed && !this.holdsBeyondHead() && ns === 'html' && (tag === 'head' || tag === 'body' || tag === 'html')) this.commit();
+    if (!this.committed && this.baseCandidate !== null && this.baseCandidate.tables.every((t) => !this.driver.isOpen(t))) this.commit();
   }
 
   onText(): void {
@@ -274,12 +339,48 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   onComment(token: Token.CommentToken): void {
-    if (this.openText?.syntax === 'css-with-references') this.openText = null; // SVG <style> text in pieces: leave it
-    this.overTokenLimit(token.location!.startOffset, token.location!.endOffset);
+    if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
+    this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
   }
 
   onDoctype(token: Token.DoctypeToken): void {
-    this.overTokenLimit(token.location!.startOffset, token.location!.endOffset);
+    if (this.overTokenLimit(token.location!.startOffset, token.location!.endOffset)) return;
+    this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
+  }
+
+  /**
+   * A token [start, end) read while an SVG `<style>` is open (the tree builder has processed it): the child text
+   * before it is a segment of the stylesheet if the style was the current node; after it, text is the style's
+   * child again only if the style is the current node; once the style is off the stack, its stylesheet is queued.
+   */
+  private svgStyleToken(start: number, end: number): void {
+    const open = this.openText;
+    if (open === null || open.syntax !== 'css-with-references') return;
+    if (open.segmentStart !== null && open.segmentStart !== undefined && start > open.segmentStart) open.segments!.push([open.segmentStart, start]);
+    if (!this.driver.isOpen(open.node)) {
+      this.openText = null;
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: start, line: open.line, column: open.column, segments: open.segments! });
+      return;
+    }
+    open.segmentStart = this.driver.currentElement() === open.node ? end : null;
+  }
+
+  /**
+   * The end of input: a `<style>` still open is a stylesheet all the same (its text runs to the end of input,
+   * and Chromium applies it); a JSON `<script>` still open is not run ("already started" at EOF in "text").
+   */
+  onEof(): void {
+    const open = this.openText;
+    if (open === null || this.limitAt !== null) return;
+    const end = this.written;
+    if (open.syntax === 'css-with-references') {
+      if (open.segmentStart !== null && open.segmentStart !== undefined && end > open.segmentStart) open.segments!.push([open.segmentStart, end]);
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column, segments: open.segments! });
+    } else if (open.syntax === 'css') {
+      if (this.overTokenLimit(open.start, end)) return;
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column });
+    }
+    this.openText = null;
   }
 
   /**
@@ -296,7 +397,7 @@ export class HtmlRewriteCore implements DriverHandler {
   /** Stops rewriting at `offset`: edits before it are applied; every byte from it on passes through. */
   private stopAtTokenLimit(offset: number): void {
     if (!this.committed) this.commit();
-    this.processQueue();
+    this.processQueue(true);
     this.flush(offset);
     if (this.limitCode === 'open-elements-limit') {
       this.warn({ code: 'open-elements-limit', message: `more than ${this.limits.maxOpenElements} open elements: the rest of the document passes through unchanged` });
@@ -307,7 +408,6 @@ export class HtmlRewriteCore implements DriverHandler {
     this.queue.length = 0;
     this.flush(this.bufStart + this.buf.length);
   }
-  onEof(): void {}
 
   /** With exactBase, nothing but the first base href (or the end, or the limit) commits. */
   private holdsBeyondHead(): boolean {
@@ -319,7 +419,9 @@ export class HtmlRewriteCore implements DriverHandler {
     if (!this.committed) {
       // The base element's own href (queued with the others) is rewritten to its absolute value.
       this.embeddedBase = href ?? '';
-      this.commit();
+      // Inside a table, a base foster parented before that table later would come first in tree order: the
+      // decision waits until the tables around it are closed (or the end, or the lookahead limit).
+      if (this.baseCandidate === null || this.baseCandidate.tables.length === 0) this.commit();
       return;
     }
     this.processQueue(); // so that the count below includes every reference before this element
@@ -385,16 +487,62 @@ export class HtmlRewriteCore implements DriverHandler {
 
   // --- work items ------------------------------------------------------------------------------------------
 
-  private processQueue(): void {
-    if (!this.committed) return;
+  /**
+   * Queues a work item. One read while a `<frameset>` may still replace the body is provisional: "in body", a
+   * frameset start tag while frameset-ok is "ok" removes the body from the document with everything in it
+   * (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody, "A start tag whose tag name is
+   * "frameset""), so it is planned only once that can no longer happen, and dropped if it does.
+   */
+  private enqueue(item: WorkItem, inBody = true): void {
+    this.queue.push(inBody && this.driver.framesetPending() ? { ...item, provisional: true } : item);
+  }
+
+  /** A `<frameset>` replaced the body: what was read in it is not in the document. */
+  onBodyReplaced(): void {
+    let kept = 0;
     for (const item of this.queue) {
+      if (item.provisional !== true) this.queue[kept++] = item;
+      // A formatting element of the replaced body stays in the list of active formatting elements: the tree
+      // builder may make it again after the frameset (Chromium 153: `<a href=x><frameset></frameset></html> `
+      // has an <a href=x> after the frameset).
+      else if (item.kind === 'tag' && FORMATTING.has(item.token.tagName)) this.dormant.push(item);
+    }
+    this.queue.length = kept;
+  }
+
+  onReconstructed(attrs: Token.Attribute[]): void {
+    if (this.dormant.length === 0) return;
+    const at = this.dormant.findIndex((item) => item.kind === 'tag' && item.token.attrs === attrs);
+    if (at === -1) return;
+    const [item] = this.dormant.splice(at, 1);
+    if (item!.kind !== 'tag' || item!.token.location!.startOffset < this.bufStart) return; // (written already)
+    this.queue.push({ ...item!, provisional: false });
+    // (Edits are sorted before they are written: this one may come after later tags'.)
+  }
+
+  /** Plans the queued items (`atEnd`: all of them; else not a provisional one while the body may still be replaced). */
+  private processQueue(atEnd = false): void {
+    if (!this.committed) return;
+    const hold = !atEnd && this.driver.framesetPending();
+    let done = 0;
+    for (const item of this.queue) {
+      if (hold && item.provisional === true) break;
       if (item.kind === 'tag') {
         this.planTag(item.token, item.ns, item.beforeBase, item.urls);
       } else {
         this.planText(item);
       }
+      done++;
     }
-    this.queue.length = 0;
+    if (done === this.queue.length) this.queue.length = 0;
+    else this.queue.splice(0, done);
+  }
+
+  /** Where output must stop: before the first work item not planned yet. */
+  private queuedFrom(): number {
+    const first = this.queue[0] ?? this.dormant[0];
+    if (first === undefined) return Infinity;
+    return first.kind === 'tag' ? first.token.location!.startOffset : first.start;
   }
 
   /** The URL-bearing attributes of a tag (most tags have none: they are not queued). */
@@ -496,9 +644,8 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   private planText(item: Extract<WorkItem, { kind: 'text' }>): void {
+    if (item.segments !== undefined) return this.planSvgStyle(item, item.segments);
     const raw = this.buf.slice(item.start - this.bufStart, item.end - this.bufStart);
-    // "<" in SVG <style> text is markup the tokenizer gave no tag for (a CDATA section): not plain CSS; leave it.
-    if (item.syntax === 'css-with-references' && raw.includes('<')) return;
     const decoded = decodeAttributeValue(raw, this.codec, item.syntax === 'css-with-references');
     const at: ReferenceSite = { element: item.element, attribute: null, line: item.line, column: item.column };
     if (decoded === null) {
@@ -521,6 +668,59 @@ export class HtmlRewriteCore implements DriverHandler {
         end: item.start + decoded.toRaw(piece.end),
         // SVG <style> text is character data: "&" and "<" must not start markup.
         text: this.codec.encode(item.syntax === 'css-with-references' ? serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;') : serialized, isCss ? 'css' : 'html'),
+      });
+    }
+  }
+
+  /**
+   * SVG `<style>`: its stylesheet is its child text content, the text of its segments joined: character data
+   * (references decoded; "&" and "<" escaped in a replacement) and CDATA sections (literal; a resolved URL never
+   * holds ">", so never "]]>"). A reference that straddles two segments (a comment or child element inside a
+   * url()) is left as it is.
+   */
+  private planSvgStyle(item: Extract<WorkItem, { kind: 'text' }>, segments: ReadonlyArray<readonly [number, number]>): void {
+    const at: ReferenceSite = { element: item.element, attribute: null, line: item.line, column: item.column };
+    const parts: Array<{ rawStart: number; offset: number; decoded: DecodedValue; cdata: boolean }> = [];
+    let css = '';
+    const addPart = (rawStart: number, raw: string, cdata: boolean): boolean => {
+      if (raw.length === 0) return true;
+      const decoded = decodeAttributeValue(raw, this.codec, !cdata);
+      if (decoded === null) {
+        this.warn({ code: 'undecodable-value', message: `<${item.element}> text: bytes not valid in the document encoding; left as it is`, line: item.line, column: item.column });
+        return false;
+      }
+      parts.push({ rawStart, offset: css.length, decoded, cdata });
+      css += decoded.value;
+      return true;
+    };
+    for (const [start, end] of segments) {
+      const raw = this.buf.slice(start - this.bufStart, end - this.bufStart);
+      let i = 0;
+      while (i < raw.length) {
+        const open = raw.indexOf('<![CDATA[', i);
+        if (open === -1) {
+          if (!addPart(start + i, raw.slice(i), false)) return;
+          break;
+        }
+        if (!addPart(start + i, raw.slice(i, open), false)) return;
+        const close = raw.indexOf(']]>', open + 9);
+        const contentEnd = close === -1 ? raw.length : close;
+        if (!addPart(start + open + 9, raw.slice(open + 9, contentEnd), true)) return;
+        i = close === -1 ? raw.length : close + 3;
+      }
+    }
+    for (const piece of cssPieces(css, 'stylesheet')) {
+      const part = parts.find((p) => p.offset <= piece.start && piece.end <= p.offset + p.decoded.value.length);
+      if (part === undefined) continue;
+      const local = { start: piece.start - part.offset, end: piece.end - part.offset };
+      if (this.leftUndecodable(part.decoded, local, at)) continue;
+      const text = this.policy!.apply(piece.value, at);
+      if (text === null) continue;
+      const serialized = piece.serialize(text);
+      this.addEdit({
+        start: part.rawStart + part.decoded.toRaw(local.start),
+        end: part.rawStart + part.decoded.toRaw(local.end),
+        text: this.codec.encode(part.cdata ? serialized : serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;'), 'css'),
       });
     }
   }
@@ -567,6 +767,10 @@ export class HtmlRewriteCore implements DriverHandler {
   }
 
   private addEdit(edit: Edit): void {
+    // An SVG <style>'s stylesheet is planned when the element is popped, after the tags inside it: its edits
+    // come after theirs (output is held from the style's start until then, so none of them is written yet).
+    const last = this.edits[this.edits.length - 1];
+    if (last !== undefined && edit.start < last.start) this.editsUnsorted = true;
     this.edits.push(edit);
     this.recordedEdits?.push(edit);
   }
@@ -585,7 +789,12 @@ export class HtmlRewriteCore implements DriverHandler {
     let cursor = this.bufStart;
     let applied = 0;
     const edits = this.edits;
-    // Edits come in document order (work items are processed in order, pieces in order within a value).
+    // Edits come in document order (work items are processed in order, pieces in order within a value), but for
+    // those of an SVG <style> (addEdit).
+    if (this.editsUnsorted) {
+      edits.sort((a, b) => a.start - b.start);
+      this.editsUnsorted = false;
+    }
     while (applied < edits.length && edits[applied]!.start < upTo) {
       const edit = edits[applied]!;
       out += this.buf.slice(cursor - this.bufStart, edit.start - this.bufStart) + edit.text;

@@ -45,22 +45,23 @@ export function parseFields(bytes: Buffer): HeaderField[] {
   const fields: HeaderField[] = [];
   let current: { name: string; valueStart: number } | null = null;
   let fieldEnd = 0;
-  let i = 0;
   const close = (): void => {
     if (current !== null) fields.push({ name: current.name, key: current.name.toLowerCase(), valueStart: current.valueStart, end: fieldEnd });
     current = null;
   };
-  while (i < bytes.length) {
-    const end = lineEnd(bytes, i);
+  const lines = new LineEnds(bytes);
+  for (let i = 0; i < bytes.length; ) {
+    const end = lines.after(i);
     const first = bytes[i]!;
     if (first === 0x20 || first === 0x09) {
       if (current !== null) fieldEnd = end;
     } else {
       close();
-      const colon = bytes.indexOf(0x3a, i);
+      // The colon within this line only (a search past it would make the block quadratic in its lines).
+      const colon = bytes.subarray(i, end).indexOf(0x3a);
       // "From " lines (a Unix From_ line, RFC 4155) and lines with no name are not fields.
-      if (colon > i && colon < end && !bytes.subarray(i, Math.min(i + 5, end)).equals(FROM_SPACE)) {
-        current = { name: bytes.toString('latin1', i, colon), valueStart: colon + 1 };
+      if (colon > 0 && !bytes.subarray(i, Math.min(i + 5, end)).equals(FROM_SPACE)) {
+        current = { name: bytes.toString('latin1', i, i + colon), valueStart: i + colon + 1 };
         fieldEnd = end;
       }
     }
@@ -72,12 +73,44 @@ export function parseFields(bytes: Buffer): HeaderField[] {
 
 const FROM_SPACE = Buffer.from('From ');
 
-/** The index after the line ending of the line starting at `i` (CRLF, LF or a bare CR), or the end of `data`. */
+/**
+ * The line ends of one buffer, line after line, in time linear in its size: the next LF and the next CR are
+ * each searched for once and remembered until passed (searching both from every line start is quadratic when one
+ * of them is rare: a 1 MiB header block of short LF lines was > 240 s).
+ */
+export class LineEnds {
+  private readonly data: Buffer;
+  private nextLf = -1;
+  private nextCr = -1;
+
+  constructor(data: Buffer) {
+    this.data = data;
+  }
+
+  /** The index after the line ending of the line starting at `i` (CRLF, LF or a bare CR), or the end of the data. */
+  after(i: number): number {
+    const data = this.data;
+    if (this.nextLf !== -2 && this.nextLf < i) {
+      this.nextLf = data.indexOf(0x0a, i);
+      if (this.nextLf === -1) this.nextLf = -2;
+    }
+    if (this.nextCr !== -2 && this.nextCr < i) {
+      this.nextCr = data.indexOf(0x0d, i);
+      if (this.nextCr === -1) this.nextCr = -2;
+    }
+    const lf = this.nextLf === -2 ? -1 : this.nextLf;
+    const cr = this.nextCr === -2 ? -1 : this.nextCr;
+    if (cr !== -1 && (lf === -1 || cr < lf)) return cr + 1 < data.length && data[cr + 1] === 0x0a ? cr + 2 : cr + 1;
+    return lf === -1 ? data.length : lf + 1;
+  }
+}
+
+/**
+ * The index after the line ending of the line starting at `i` (CRLF, LF or a bare CR), or the end of `data`.
+ * One line only: to walk many lines of one buffer, `LineEnds` (this searches from `i` every time).
+ */
 export function lineEnd(data: Buffer, i: number): number {
-  const lf = data.indexOf(0x0a, i);
-  const cr = data.indexOf(0x0d, i);
-  if (cr !== -1 && (lf === -1 || cr < lf)) return cr + 1 < data.length && data[cr + 1] === 0x0a ? cr + 2 : cr + 1;
-  return lf === -1 ? data.length : lf + 1;
+  return new LineEnds(data).after(i);
 }
 
 /**
@@ -131,6 +164,12 @@ export function removeComments(value: string): string {
   return out;
 }
 
+/** One parameter as written: its name (lower case) and its value as libmime reads it (quoted, or a token). */
+interface Parameter {
+  readonly name: string;
+  readonly value: string;
+}
+
 /**
  * Parameters (";" then name=value, ...) normalized for libmime, which decodes RFC 2231: empty ones (";;")
  * skipped, a quoted value up to its closing quote, an unquoted value up to whitespace or ";" (what follows, a
@@ -138,8 +177,8 @@ export function removeComments(value: string): string {
  * (`boundary=----=_NextPart_0`, RFC 2045 §5.1 wants it quoted) is kept whole, as Python's compat32, mailsplit
  * and the producers read it (policy default would cut it at the "="): `malformed` lists such parameter names.
  */
-function tokenParams(text: string, malformed: string[]): string {
-  let out = '';
+function tokenParams(text: string, malformed: string[]): Parameter[] {
+  const out: Parameter[] = [];
   let i = 0;
   while (i < text.length) {
     if (text[i] !== ';') {
@@ -169,12 +208,47 @@ function tokenParams(text: string, malformed: string[]): string {
       }
       j = k;
     }
-    if (name !== '') out += `; ${name}=${value}`;
+    if (name !== '') out.push({ name: name.toLowerCase(), value });
     const next = text.indexOf(';', j);
     i = next === -1 ? text.length : next;
     // A ";" inside a quoted value was passed over with it.
   }
   return out;
+}
+
+/** An RFC 2231 form of a parameter name: `name*`, `name*0`, `name*0*` (Python's `rfc2231_continuation`). */
+const RFC2231_NAME = /^(\w+)\*(?:\d+\*?)?$/;
+
+/**
+ * The parameters as Python's `Message.get_param` chooses among them (email.utils.decode_params): the plain forms
+ * in order, then each RFC 2231 one (its continuations joined), and the first of a name wins. So the first
+ * `boundary=` wins over a later one and over any `boundary*=`, whatever the order; an RFC 2231 form counts only
+ * when there is no plain one. `duplicates` lists the names of the read parameters given more than once (readers
+ * that take the last, or prefer RFC 2231, see another value: a warning).
+ */
+function chooseParams(params: readonly Parameter[], read: readonly string[], duplicates: string[]): Parameter[] {
+  const out: Parameter[] = [];
+  const plainSeen = new Set<string>();
+  for (const p of params) {
+    const base = RFC2231_NAME.exec(p.name)?.[1] ?? null;
+    const name = base ?? p.name;
+    if (!read.includes(name)) continue;
+    if (base === null) {
+      if (plainSeen.has(name)) {
+        if (!duplicates.includes(name)) duplicates.push(name);
+        continue;
+      }
+      plainSeen.add(name);
+    }
+    out.push(p);
+  }
+  // An RFC 2231 form beside a plain one: the plain one is read (Python), the other is a duplicate.
+  return out.filter((p) => {
+    const base = RFC2231_NAME.exec(p.name)?.[1];
+    if (base === undefined || !plainSeen.has(base)) return true;
+    if (!duplicates.includes(base)) duplicates.push(base);
+    return false;
+  });
 }
 
 /** The leaf types whose parameters are read (their charset): the types that are rewritten. */
@@ -195,6 +269,8 @@ export interface EntityType {
   readonly invalidContentType?: boolean;
   /** The boundary parameter was an unquoted value with a tspecial in it (read whole). */
   readonly malformedBoundary?: boolean;
+  /** `boundary` or `charset` given more than once (plain twice, or plain and RFC 2231): the first plain one is read. */
+  readonly duplicateParameters?: readonly string[];
 }
 
 /**
@@ -213,17 +289,19 @@ export function entityType(block: HeaderBlock, defaultType: string): EntityType 
   if (invalidContentType) contentType = 'text/plain';
   let params: Record<string, string> = {};
   const malformed: string[] = [];
+  const duplicates: string[] = [];
   // Parameters matter only for a multipart's boundary and a rewritten part's charset: the others are not parsed.
   if (semi !== -1 && (contentType.startsWith('multipart/') || PARAMETERS_READ.has(contentType))) {
+    const chosen = chooseParams(tokenParams(removeComments(raw.slice(semi)), malformed), ['boundary', 'charset'], duplicates);
     try {
-      params = libmime.parseHeaderValue(`x${tokenParams(removeComments(raw.slice(semi)), malformed)}`).params;
+      params = libmime.parseHeaderValue(`x${chosen.map((p) => `; ${p.name}=${p.value}`).join('')}`).params;
     } catch {
       params = {};
     }
   }
   const boundary = params['boundary'] === undefined ? null : params['boundary'].replace(/[ \t\r\n]+$/, '');
   const charset = params['charset'] === undefined || params['charset'] === '' ? undefined : params['charset'].trim();
-  return { contentType, boundary, charset, transferEncoding, invalidContentType, malformedBoundary: malformed.includes('boundary') };
+  return { contentType, boundary, charset, transferEncoding, invalidContentType, malformedBoundary: malformed.includes('boundary'), duplicateParameters: duplicates };
 }
 
 /**
@@ -231,12 +309,67 @@ export function entityType(block: HeaderBlock, defaultType: string): EntityType 
  * decoded (libmime), raw UTF-8 read as UTF-8 (RFC 6532). Undefined when the field is absent.
  */
 export function decodedUrlHeader(block: HeaderBlock, key: string): string | undefined {
-  const v = firstValue(block, key);
-  if (v === undefined) return undefined;
+  const raw = firstValue(block, key);
+  if (raw === undefined) return undefined;
+  const v = urlHeaderText(raw);
   if (!v.includes('=?')) return v;
   try {
     return libmime.decodeWords(v);
   } catch {
     return v;
   }
+}
+
+/**
+ * The URL of a Content-Location / Content-Base value (RFC 2557 §4.4.1, RFC 2110): comments before and after it
+ * removed (nested ones too, RFC 5322 §3.2.2; a trailing "(...)" only when space or ">" precedes it, since a URL
+ * may end in parentheses), then the `<` `>` that may enclose it (RFC 3986 Appendix C, as in `Content-Location:
+ * <http://example.org/a>`), which are never part of the URL.
+ */
+export function urlHeaderText(value: string): string {
+  let v = asciiTrim(value);
+  for (;;) {
+    const before = v;
+    if (v.startsWith('(')) {
+      const close = commentEnd(v, 0);
+      if (close !== -1) v = asciiTrim(v.slice(close + 1));
+    }
+    if (v.endsWith(')')) {
+      const open = commentStart(v, v.length - 1);
+      if (open > 0 && /[ \t>]/.test(v[open - 1]!)) v = asciiTrim(v.slice(0, open));
+      else if (open === 0) v = '';
+    }
+    if (v === before) break;
+  }
+  const bracketed = /^<([^<>]*)>$/.exec(v);
+  return bracketed === null ? v : asciiTrim(bracketed[1]!);
+}
+
+/** ASCII whitespace removed from both ends (never U+00A0, which is part of a URL: `String#trim` would take it). */
+function asciiTrim(v: string): string {
+  return v.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '');
+}
+
+/** The ")" that closes the comment opening at `at` (nested, with quoted pairs), or -1. */
+function commentEnd(v: string, at: number): number {
+  let depth = 0;
+  for (let i = at; i < v.length; i++) {
+    const c = v[i];
+    if (c === '\\') i++;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** The "(" that opens the comment closing at `at` (nested), or -1. */
+function commentStart(v: string, at: number): number {
+  let depth = 0;
+  for (let i = at; i >= 0; i--) {
+    const c = v[i];
+    if (i > 0 && v[i - 1] === '\\') continue;
+    if (c === ')') depth++;
+    else if (c === '(' && --depth === 0) return i;
+  }
+  return -1;
 }

@@ -25,8 +25,9 @@ import { createKindRewriter, kindOfContentType } from '../kinds/index.ts';
 import type { ContentKind, KindRewriterStream } from '../kinds/index.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
-import { decodedUrlHeader, firstField, isHeaderLine, lineEnd } from './headers.ts';
+import { decodedUrlHeader, firstField, isHeaderLine, LineEnds, parseFields } from './headers.ts';
 import type { Entity, ScanHandler, ScanWarningCode } from './scanner.ts';
+import { Spool } from './spool.ts';
 import { StreamedPart } from './streamed-part.ts';
 import { decodeBody, encodeBody, transferEncodingOf } from './transfer-encoding.ts';
 import type { TransferEncoding } from './transfer-encoding.ts';
@@ -36,6 +37,11 @@ export interface MimeRewriteOptions extends RewriteChoices {
   readonly retrieval?: Retrieval | null | undefined;
   /** The base when nothing else gives one; `thismessage:/` is RFC 2557 §5(e). */
   readonly fallback?: string | null | undefined;
+  /**
+   * Whether the top-level entity's own Content-Length is made the length of its rewritten body (an mbox keeps
+   * it itself, as the archive's). @internal @default true
+   */
+  readonly ownLength?: boolean | undefined;
   /** Rewrite a relative `Content-Location` header value to the absolute URL it resolves to. @default false */
   readonly absolutizeContentLocation?: boolean | undefined;
   /** Every reference of every rewritten part, with the part's path. */
@@ -81,6 +87,11 @@ interface HeldPart {
   readonly headers: EntityHeaders;
   readonly chunks: Buffer[];
   size: number;
+  /**
+   * The header block, when it has a Content-Length (RFC 2616-style, as MHTML producers and some mailers write):
+   * it is written with the body, its length made that of the body written.
+   */
+  readonly header: Buffer | null;
 }
 
 /** A part over maxMimePartBytes, rewritten in pieces as it comes (`StreamedPart`). */
@@ -89,6 +100,28 @@ interface Streaming {
   readonly part: StreamedPart;
   readonly stats: () => { rewritten: number };
   ended: boolean;
+  /** The header block waiting for the body's length (see HeldPart), and the output held until it is known. */
+  readonly header: Buffer | null;
+  readonly spool: Spool | null;
+  /** Encoded input bytes of the body. */
+  inputBytes: number;
+}
+
+/** Where output goes; a promise returned means: wait for it before writing more (backpressure). */
+export type Writer = (output: Buffer) => void | Promise<void>;
+
+/**
+ * A header block with the number in its first `key` field (Content-Length, Lines) moved by `delta`: only the
+ * digits change (folding, spacing, line endings stay). Null when the field holds no plain number.
+ */
+export function replaceLength(header: Buffer, key: string, delta: number): Buffer | null {
+  const field = parseFields(header).find((f) => f.key === key);
+  if (field === undefined) return header;
+  const value = header.toString('latin1', field.valueStart, field.end);
+  const m = /^([ \t]*)(\d{1,15})([ \t]*(?:\r\n|\n|\r)?)$/.exec(value);
+  if (m === null) return null;
+  const next = Math.max(0, Number(m[2]) + delta);
+  return Buffer.concat([header.subarray(0, field.valueStart), Buffer.from(`${m[1]}${next}${m[3]}`, 'latin1'), header.subarray(field.end)]);
 }
 
 /** What is waiting to be written, in order: bytes, a held part to rewrite first, or a part being streamed. */
@@ -122,6 +155,10 @@ export class MimePartRewriter implements ScanHandler {
   /** A message/delivery-status body being read for its header blocks (Python reads them as such). */
   private status: { entity: Entity; chunks: Buffer[]; size: number } | null = null;
   private queue: Pending[] = [];
+  /** The top-level entity's header block, once read, and the length it is written with. */
+  topHeader: { readonly entity: Entity; readonly outputLength: number } | null = null;
+  /** The first item of `queue` not yet written (items before it are done; shift() would make drain quadratic). */
+  private queueHead = 0;
 
   constructor(options: MimeRewriteOptions) {
     this.options = options;
@@ -140,7 +177,7 @@ export class MimePartRewriter implements ScanHandler {
     if (entity.kind !== 'leaf') this.bases.set(entity, base);
     o.onPart?.({ path: entity.path, contentType: entity.type.contentType, base });
     const header = o.absolutizeContentLocation === true && base.source === 'content-location' ? this.absoluteContentLocation(entity, base) : entity.header.bytes;
-    this.queue.push(header);
+    if (entity.parent === null) this.topHeader = { entity, outputLength: header.length };
 
     if (entity.type.contentType === 'message/delivery-status') this.status = { entity, chunks: [], size: 0 };
     const kind = entity.kind === 'leaf' ? kindOf(entity.type.contentType) : undefined;
@@ -150,21 +187,34 @@ export class MimePartRewriter implements ScanHandler {
         if (ignored.byRule !== true) this.warn({ code: 'invalid-base-layer', message: `${ignored.source} ${JSON.stringify(ignored.raw)} not used: ${ignored.reason}`, detail: ignored.raw }, entity.path);
       }
     }
-    if (kind === undefined) return;
+    const encoding = kind === undefined ? null : this.rewritableEncoding(entity);
+    if (kind === undefined || encoding === null) {
+      this.queue.push(header);
+      return;
+    }
+    // A part that states its own length (RFC 2616-style Content-Length, as some MHTML producers write): its
+    // header waits for the body, so that the length it states is the new body's.
+    const deferred = firstField(entity.header, 'content-length') !== undefined && (entity.parent !== null || o.ownLength !== false) ? header : null;
+    if (deferred === null) this.queue.push(header);
+    this.held = { entity, kind, encoding, parentBase, headers, chunks: [], size: 0, header: deferred };
+  }
+
+  /** The transfer encoding of a part to rewrite, or null (with a warning) when it passes through. */
+  private rewritableEncoding(entity: Entity): TransferEncoding | null {
     if (entity.depth > this.limits.maxMimeDepth) {
       this.warn({ code: 'mime-depth-limit', message: `part ${entity.path} is nested deeper than ${this.limits.maxMimeDepth} (maxMimeDepth): passed through unchanged` }, entity.path);
-      return;
+      return null;
     }
     const encoding = transferEncodingOf(entity.type.transferEncoding);
     if (encoding === null) {
       this.warn({ code: 'mime-unknown-transfer-encoding', message: `part ${entity.path}: unknown Content-Transfer-Encoding ${JSON.stringify(entity.type.transferEncoding)}: passed through unchanged` }, entity.path);
-      return;
     }
-    this.held = { entity, kind, encoding, parentBase, headers, chunks: [], size: 0 };
+    return encoding;
   }
 
   bytes(data: Buffer, leaf: Entity | null): void {
     if (this.streaming !== null && leaf === this.streaming.entity) {
+      this.streaming.inputBytes += data.length;
       this.streaming.part.write(data);
       return;
     }
@@ -179,19 +229,13 @@ export class MimePartRewriter implements ScanHandler {
       return;
     }
     held.size += data.length;
-    if (held.size > this.limits.maxMimePartBytes && held.encoding !== 'base64') {
-      // Too large to hold: rewritten in pieces from here on.
+    if (held.size > this.limits.maxMimePartBytes) {
+      // Too large to hold: rewritten in pieces from here on, whatever its transfer encoding.
       this.streaming = this.startStreaming(held);
+      this.streaming.inputBytes = held.size;
       this.queue.push(this.streaming);
       for (const c of held.chunks) this.streaming.part.write(c);
       this.streaming.part.write(data);
-      this.held = null;
-      return;
-    }
-    if (held.size > Math.max(this.limits.maxMimePartBytes, this.limits.maxMimeBase64PartBytes)) {
-      this.warn({ code: 'mime-part-too-large', message: `part ${held.entity.path} is a base64 part larger than ${this.limits.maxMimeBase64PartBytes} bytes (maxMimeBase64PartBytes): passed through unchanged` }, held.entity.path);
-      for (const c of held.chunks) this.queue.push(c);
-      this.queue.push(data);
       this.held = null;
       return;
     }
@@ -221,8 +265,9 @@ export class MimePartRewriter implements ScanHandler {
   private checkStatusBlocks(entity: Entity, body: Buffer): void {
     let inHeaders = true;
     let block = 1;
+    const lines = new LineEnds(body);
     for (let i = 0; i < body.length; ) {
-      const end = lineEnd(body, i);
+      const end = lines.after(i);
       const blank = body[i] === 0x0a || body[i] === 0x0d;
       if (blank) {
         if (!inHeaders || i > 0) block++;
@@ -240,42 +285,89 @@ export class MimePartRewriter implements ScanHandler {
   }
 
   /** Writes out what is queued, in order; held parts are rewritten first. */
-  async drain(write: (output: Buffer) => void): Promise<void> {
-    while (this.queue.length > 0) {
-      const item = this.queue[0]!;
-      if (Buffer.isBuffer(item)) {
-        this.queue.shift();
-        if (item.length > 0) write(item);
-        continue;
-      }
-      if ('part' in item) {
-        // A streamed part: what its rewriter has written so far; the rest waits until it has ended.
-        for (const b of item.part.output.splice(0)) write(b);
-        if (item.part.needsDrain && !item.ended) await item.part.waitDrain();
-        if (!item.ended) {
-          for (const b of item.part.output.splice(0)) write(b);
-          return;
+  async drain(write: Writer): Promise<void> {
+    const put = async (b: Buffer): Promise<void> => {
+      if (b.length === 0) return;
+      const wait = write(b);
+      if (wait !== undefined) await wait;
+    };
+    try {
+      while (this.queueHead < this.queue.length) {
+        const item = this.queue[this.queueHead]!;
+        if (Buffer.isBuffer(item)) {
+          this.queueHead++;
+          await put(item);
+          continue;
         }
-        this.queue.shift();
-        await item.part.end();
-        for (const b of item.part.output.splice(0)) write(b);
-        const count = item.stats().rewritten;
-        if (count > 0) {
-          this.stats.rewrittenParts++;
-          this.stats.rewritten += count;
+        if ('part' in item) {
+          // A streamed part: what its rewriter has written so far; the rest waits until it has ended. With its
+          // header waiting for the length, the output goes to its spool first.
+          const out = item.spool === null ? put : async (b: Buffer): Promise<void> => item.spool!.write(b);
+          for (const b of item.part.output.splice(0)) await out(b);
+          if (item.part.needsDrain && !item.ended) await item.part.waitDrain();
+          if (!item.ended) {
+            for (const b of item.part.output.splice(0)) await out(b);
+            return;
+          }
+          this.queueHead++;
+          await item.part.end();
+          for (const b of item.part.output.splice(0)) await out(b);
+          this.base64Warnings(item);
+          const count = item.stats().rewritten;
+          if (count > 0) {
+            this.stats.rewrittenParts++;
+            this.stats.rewritten += count;
+          }
+          if (item.header !== null && item.spool !== null) {
+            await put(this.withContentLength(item.entity, item.header, item.inputBytes, item.spool.length));
+            for await (const b of item.spool.drain()) await put(b);
+          }
+          continue;
         }
-        continue;
+        this.queueHead++;
+        const original = item.chunks.length === 1 ? item.chunks[0]! : Buffer.concat(item.chunks);
+        const replacement = await this.rewritePart(item, original);
+        if (replacement !== null) this.stats.rewrittenParts++;
+        const body = replacement ?? original;
+        if (item.header !== null) await put(this.withContentLength(item.entity, item.header, original.length, body.length));
+        await put(body);
       }
-      this.queue.shift();
-      const original = item.chunks.length === 1 ? item.chunks[0]! : Buffer.concat(item.chunks);
-      const replacement = await this.rewritePart(item, original);
-      if (replacement === null) {
-        if (original.length > 0) write(original);
-      } else {
-        this.stats.rewrittenParts++;
-        write(replacement);
+    } finally {
+      if (this.queueHead > 0) {
+        this.queue = this.queue.slice(this.queueHead);
+        this.queueHead = 0;
       }
     }
+  }
+
+  /**
+   * The header block with its Content-Length made the length of the body written: the stated length plus what
+   * the body grew or shrank by (so that a length that counted the body's own way — with or without a last line
+   * ending — still counts it that way). Only the digits change; a value that is not a number stays.
+   */
+  private withContentLength(entity: Entity, header: Buffer, inputBytes: number, outputBytes: number): Buffer {
+    if (inputBytes === outputBytes) return header;
+    const changed = replaceLength(header, 'content-length', outputBytes - inputBytes);
+    if (changed === null) {
+      this.warn({ code: 'mime-content-length', message: `part ${entity.path}: its Content-Length is not a number: left as it is, though the body's length changed` }, entity.path);
+      return header;
+    }
+    return changed;
+  }
+
+  /** What a streamed base64 part's decoding met (a held one is checked whole by `decodeBody`). */
+  private base64Warnings(item: Streaming): void {
+    const b = item.part.base64;
+    if (b === null) return;
+    const path = item.entity.path;
+    if (b.ignored > 0) this.warn({ code: 'mime-undecodable-body', message: `part ${path}: ${b.ignored} characters outside the base64 alphabet were skipped (as Python's email skips them)` }, path);
+    if (b.truncated) this.warn({ code: 'mime-undecodable-body', message: `part ${path}: the base64 body ends with one character of a quantum, which decodes to nothing` }, path);
+    else if (b.padded) this.warn({ code: 'mime-base64-padding', message: `part ${path}: the base64 body's last quantum is short of padding: decoded as if padded` }, path);
+  }
+
+  /** A streamed part whose header waits for its length holds its output in a spool (memory, then a file). */
+  private deferredOf(held: HeldPart): { header: Buffer | null; spool: Spool | null; inputBytes: number } {
+    return { header: held.header, spool: held.header === null ? null : new Spool(this.limits.maxMimePartBytes), inputBytes: 0 };
   }
 
   /** The rewriter (HTML or CSS stream) of a part too large to hold, behind its transfer decoding. */
@@ -289,7 +381,7 @@ export class MimePartRewriter implements ScanHandler {
     const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
     if (held.kind === 'html') {
       const html = createHtmlRewriter({ charset, ...below, headers: held.headers, resolver: o.resolver, absolutizeFragments: o.absolutizeFragments, lazyLoad: o.lazyLoad, exactBase: o.exactBase, limits: this.limits, onReference, onWarning, onEncoding });
-      return { entity: held.entity, part: new StreamedPart(html, held.encoding), stats: () => html.stats, ended: false };
+      return { entity: held.entity, part: new StreamedPart(html, held.encoding), stats: () => html.stats, ended: false, ...this.deferredOf(held) };
     }
     if (held.kind !== 'css') {
       const kind = this.kindRewriter(held, held.kind, below, onReference, onWarning, onEncoding);
@@ -297,7 +389,7 @@ export class MimePartRewriter implements ScanHandler {
     }
     const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
     const css = createCssRewriter({ charset, base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding });
-    return { entity: held.entity, part: new StreamedPart(css, held.encoding), stats: () => css.stats, ended: false };
+    return { entity: held.entity, part: new StreamedPart(css, held.encoding), stats: () => css.stats, ended: false, ...this.deferredOf(held) };
   }
 
   /**

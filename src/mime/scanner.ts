@@ -24,7 +24,7 @@
  */
 import type { WarningCode } from '../errors.ts';
 import type { Limits } from '../limits.ts';
-import { entityType, isHeaderLine, parseFields } from './headers.ts';
+import { entityType, isHeaderLine, LineEnds, parseFields } from './headers.ts';
 import type { EntityType, HeaderBlock } from './headers.ts';
 
 /** One entity (a message or body part), known once its header block has ended. */
@@ -152,12 +152,13 @@ export class MimeScanner {
   /** Reads header lines from `pos`; returns where reading goes on, or NEED_MORE (the rest is carried). */
   private readHeader(frame: HeaderFrame, data: Buffer, pos: number, isEnd: boolean): number {
     let ls = pos;
+    const ends = new LineEnds(data);
     for (;;) {
       if (ls >= data.length) {
         if (isEnd) return this.endHeader(frame, data, ls, null);
         return NEED_MORE;
       }
-      const le = lineEndAt(data, ls, isEnd);
+      const le = lineEndAt(data, ends, ls, isEnd);
       if (le === -1) {
         if (frame.size + data.length - ls > this.limits.maxMimeHeaderBytes) return this.giveUp(frame, data, ls);
         this.carry = Buffer.from(data.subarray(ls));
@@ -247,6 +248,9 @@ export class MimeScanner {
     }
     if (kind === 'multipart' && type.malformedBoundary === true) {
       this.handler.warning('mime-malformed-boundary', `part ${path}: its boundary parameter is not quoted but holds characters a token cannot (RFC 2045 §5.1): read as the whole value`, path);
+    }
+    for (const name of type.duplicateParameters ?? []) {
+      if (name !== 'boundary' || major === 'multipart') this.handler.warning('mime-duplicate-parameter', `part ${path}: its Content-Type gives ${name} more than once: the first plain ${name}= is read, as Python's email reads it`, path);
     }
     if (major === 'multipart' && type.boundary === null) {
       this.handler.warning('mime-no-boundary', `part ${path} is ${type.contentType} without a boundary parameter: its body is read as one part, passed through`, path);
@@ -475,17 +479,14 @@ function eolBefore(data: Buffer, from: number, c: number): number {
 
 /**
  * The end of the line starting at `ls` (after its line ending: CRLF, LF or bare CR), or -1 when the data ends
- * first (at the end of the input, the end of the data). A CR at the very end waits for the next byte.
+ * first (at the end of the input, the end of the data). A CR at the very end waits for the next byte. `ends`
+ * walks the lines of `data` in linear time.
  */
-function lineEndAt(data: Buffer, ls: number, isEnd: boolean): number {
-  const lf = data.indexOf(0x0a, ls);
-  const limit = lf === -1 ? data.length : lf;
-  const cr = data.subarray(ls, limit).indexOf(0x0d);
-  if (cr !== -1) {
-    const at = ls + cr;
-    if (at + 1 < data.length) return data[at + 1] === 0x0a ? at + 2 : at + 1;
-    return isEnd ? at + 1 : -1;
-  }
-  if (lf !== -1) return lf + 1;
+function lineEndAt(data: Buffer, ends: LineEnds, ls: number, isEnd: boolean): number {
+  const e = ends.after(ls);
+  if (e < data.length) return e;
+  const last = data[e - 1];
+  if (last === 0x0a) return e;
+  if (last === 0x0d) return isEnd ? e : -1;
   return isEnd ? data.length : -1;
 }

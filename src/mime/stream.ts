@@ -9,7 +9,11 @@ import { finished } from 'node:stream/promises';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import { MboxSplitter } from './mbox.ts';
 import { MimePartRewriter } from './rewriter.ts';
-import type { MimePartInfo, MimeRewriteOptions, MimeRewriteStats } from './rewriter.ts';
+import type { MimePartInfo, MimeRewriteOptions, MimeRewriteStats, Writer } from './rewriter.ts';
+import { replaceLength } from './rewriter.ts';
+import { firstField } from './headers.ts';
+import { Spool } from './spool.ts';
+import type { Limits } from '../limits.ts';
 import { MimeScanner } from './scanner.ts';
 import type { HtmlWarning, ReferenceRecord } from '../html/rewriter.ts';
 import { transformWhole } from '../html/stream.ts';
@@ -24,12 +28,12 @@ class MessageRewriter {
     this.scanner = new MimeScanner(this.parts, options.limits ?? DEFAULT_LIMITS);
   }
 
-  write(chunk: Buffer, out: (b: Buffer) => void): Promise<void> {
+  write(chunk: Buffer, out: Writer): Promise<void> {
     this.scanner.push(chunk);
     return this.parts.drain(out);
   }
 
-  end(out: (b: Buffer) => void): Promise<void> {
+  end(out: Writer): Promise<void> {
     this.scanner.end();
     return this.parts.drain(out);
   }
@@ -41,9 +45,8 @@ class MessageRewriter {
  */
 export class MimeRewriterStream extends Transform {
   private readonly message: MessageRewriter;
-  private readonly out = (b: Buffer): void => {
-    this.push(b);
-  };
+  private readonly paced = new Pacer(this);
+  private readonly out: Writer = (b) => this.paced.push(b);
 
   constructor(options: MimeRewriteOptions = {}) {
     super();
@@ -59,8 +62,34 @@ export class MimeRewriterStream extends Transform {
     this.message.write(chunk, this.out).then(() => callback(), (err: unknown) => callback(err as Error));
   }
 
+  override _read(size: number): void {
+    this.paced.wanted();
+    super._read(size);
+  }
+
   override _flush(callback: TransformCallback): void {
     this.message.end(this.out).then(() => callback(), (err: unknown) => callback(err as Error));
+  }
+}
+
+/**
+ * Backpressure for output written from inside one `_transform` call (a spooled part replayed, a streamed part's
+ * output): when `push` says the readable side is full, the writer waits until it is read from.
+ */
+class Pacer {
+  private waiters: Array<() => void> = [];
+  constructor(private readonly stream: Transform) {}
+
+  push(b: Buffer): void | Promise<void> {
+    if (this.stream.push(b)) return undefined;
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** The readable side wants more. */
+  wanted(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
   }
 }
 
@@ -118,16 +147,36 @@ export class MboxRewriterStream extends Transform {
   messages = 0;
   readonly stats: MimeRewriteStats = { parts: 0, rewrittenParts: 0, rewritten: 0 };
   private readonly options: MboxRewriteOptions;
+  private readonly limits: Limits;
   private readonly splitter: MboxSplitter;
   private current: MessageRewriter | null = null;
-  private readonly out = (b: Buffer): void => {
-    this.push(b);
+  private readonly paced = new Pacer(this);
+  /** The current message: its input bytes and line endings, and, when its header states lengths, its output held. */
+  private message: { inBytes: number; inLines: number; outLines: number; decided: boolean; spool: Spool | null; lengthIgnored?: boolean; rewriter?: MessageRewriter } = { inBytes: 0, inLines: 0, outLines: 0, decided: true, spool: null };
+  private readonly out: Writer = (b) => {
+    const m = this.message;
+    if (!m.decided) {
+      m.decided = true;
+      const top = m.rewriter?.parts.topHeader ?? null;
+      // mboxcl/mboxcl2: a Content-Length (and Lines) in the message header counts its body, and the archive is
+      // read by it: the message is held (memory, then a temporary file) until its new lengths are known.
+      if (top !== null && (firstField(top.entity.header, 'content-length') !== undefined || firstField(top.entity.header, 'lines') !== undefined)) {
+        m.spool = new Spool(this.limits.maxMimeHeaderBytes + this.limits.maxMimePartBytes);
+      }
+    }
+    if (m.spool !== null) {
+      m.spool.write(b);
+      m.outLines += countLineFeeds(b);
+      return undefined;
+    }
+    return this.paced.push(b);
   };
 
   constructor(options: MboxRewriteOptions = {}) {
     super();
     this.options = options;
-    this.splitter = new MboxSplitter(options.limits ?? DEFAULT_LIMITS);
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+    this.splitter = new MboxSplitter(this.limits);
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
@@ -140,16 +189,28 @@ export class MboxRewriterStream extends Transform {
       .then(() => callback(), (err: unknown) => callback(err as Error));
   }
 
+  override _read(size: number): void {
+    this.paced.wanted();
+    super._read(size);
+  }
+
   private async handle(events: ReturnType<MboxSplitter['push']>): Promise<void> {
     for (const e of events) {
       if (e.type === 'separator') {
         await this.endMessage();
         this.startMessage();
-        this.push(e.line);
+        const wait = this.paced.push(e.line);
+        if (wait !== undefined) await wait;
       } else if (e.type === 'bytes') {
         if (this.current === null) this.startMessage();
+        if (this.message.spool !== null || !this.message.decided) {
+          this.message.inBytes += e.data.length;
+          this.message.inLines += countLineFeeds(e.data);
+        }
         await this.current!.write(e.data, this.out);
       } else {
+        // The splitter did not honour this message's Content-Length: it is left as it was.
+        this.message.lengthIgnored = true;
         this.options.onWarning?.({ code: 'mbox-content-length', message: e.message }, '0', Math.max(this.messages, 1));
       }
     }
@@ -160,11 +221,14 @@ export class MboxRewriterStream extends Transform {
     const o = this.options;
     this.current = new MessageRewriter({
       ...o,
+      // The message's own Content-Length is the archive's (mboxcl2): this stream keeps it, below.
+      ownLength: false,
       onReference: o.onReference && ((r, part) => o.onReference!(r, part, index)),
       onWarning: o.onWarning && ((w, part) => o.onWarning!(w, part, index)),
       onPart: o.onPart && ((p) => o.onPart!(p, index)),
       onEncoding: o.onEncoding && ((e, part) => o.onEncoding!(e, part, index)),
     });
+    this.message = { inBytes: 0, inLines: 0, outLines: 0, decided: false, spool: null, rewriter: this.current };
   }
 
   private async endMessage(): Promise<void> {
@@ -176,7 +240,43 @@ export class MboxRewriterStream extends Transform {
     this.stats.parts += s.parts;
     this.stats.rewrittenParts += s.rewrittenParts;
     this.stats.rewritten += s.rewritten;
+    const { spool, inBytes, inLines, outLines, lengthIgnored } = this.message;
+    this.message = { inBytes: 0, inLines: 0, outLines: 0, decided: true, spool: null };
+    if (spool !== null) await this.writeHeld(spool, message, inBytes, inLines, outLines, this.messages, lengthIgnored === true);
   }
+
+  /** A held mboxcl/mboxcl2 message: its header with Content-Length and Lines moved by what the body grew by, then the rest. */
+  private async writeHeld(spool: Spool, message: MessageRewriter, inBytes: number, inLines: number, outAllLines: number, index: number, lengthIgnored: boolean): Promise<void> {
+    const top = message.parts.topHeader!;
+    const header = spool.head(top.outputLength);
+    let from = 0;
+    if (header !== null && spool.length !== inBytes - top.entity.header.bytes.length + top.outputLength) {
+      let fixed: Buffer | null = header;
+      const outLines = outAllLines - countLineFeeds(header);
+      const delta = spool.length - top.outputLength - (inBytes - top.entity.header.bytes.length);
+      const bodyInLines = inLines - countLineFeeds(top.entity.header.bytes);
+      if (!lengthIgnored) fixed = replaceLength(fixed, 'content-length', delta);
+      if (fixed !== null) fixed = replaceLength(fixed, 'lines', outLines - bodyInLines);
+      if (fixed === null) {
+        this.options.onWarning?.({ code: 'mbox-content-length', message: `message ${index}: its Content-Length or Lines is not a plain number: left as it is, though its body's length changed` }, '0', index);
+      } else {
+        const wait = this.paced.push(fixed);
+        if (wait !== undefined) await wait;
+        from = top.outputLength;
+      }
+    }
+    for await (const b of spool.drain(from)) {
+      const wait = this.paced.push(b);
+      if (wait !== undefined) await wait;
+    }
+  }
+}
+
+/** The number of LF bytes in `b` (lines, as mbox `Lines:` counts them). */
+function countLineFeeds(b: Buffer): number {
+  let n = 0;
+  for (let i = b.indexOf(0x0a); i !== -1; i = b.indexOf(0x0a, i + 1)) n++;
+  return n;
 }
 
 export function createMboxRewriter(options: MboxRewriteOptions = {}): MboxRewriterStream {

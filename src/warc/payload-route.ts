@@ -83,22 +83,7 @@ export function routePayload(header: WarcHeader, block: Buffer): PayloadRoute {
   return { rewrite: true, kind, http: null, status: null, contentType };
 }
 
-/** MIME Sniffing §7.1, the HTML patterns: after leading whitespace, one of these tags, then a space or `>`. */
-const HTML_PATTERNS = ['<!DOCTYPE HTML', '<HTML', '<HEAD', '<SCRIPT', '<IFRAME', '<H1', '<DIV', '<FONT', '<TABLE', '<A', '<STYLE', '<TITLE', '<B', '<BODY', '<BR', '<P', '<!--'];
-
-/** Whether a body of unknown type sniffs as `text/html` (the first 1445 bytes, MIME Sniffing's resource header). */
-export function sniffsAsHtml(body: Uint8Array): boolean {
-  const header = Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 1445));
-  let i = 0;
-  while (i < header.length && (header[i] === 0x09 || header[i] === 0x0a || header[i] === 0x0c || header[i] === 0x0d || header[i] === 0x20)) i++;
-  for (const p of HTML_PATTERNS) {
-    if (header.length < i + p.length + 1) continue;
-    if (header.toString('latin1', i, i + p.length).toUpperCase() !== p) continue;
-    const next = header[i + p.length];
-    if (next === 0x20 || next === 0x3e) return true;
-  }
-  return false;
-}
+export { sniffsAsHtml } from '../kinds/sniff-html.ts';
 
 /** Whether the first bytes hold no binary data byte (MIME Sniffing §3): a body that reads as text. */
 export function looksLikeText(body: Uint8Array): boolean {

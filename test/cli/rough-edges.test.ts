@@ -102,7 +102,7 @@ describe('--type', () => {
     for (const args of [['x.html', '--type', 'foo'], ['-t', 'foo'], ['a.html', 'b.html', '-o', 'o/', '--type', 'xml']]) {
       const r = runCli(args);
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/^absolutize: error \[ABS_ERR_USAGE\] --type must be html, css, mime, mbox, warc or auto, not "\w+"\n$/);
+      expect(r.stderr).toMatch(/^absolutize: error \[ABS_ERR_USAGE\] --type must be html, css, mime, mbox, warc, svg, xhtml, feed, sitemap, xml, manifest, js or auto, not "\w+"\n$/);
     }
   });
 });

@@ -115,7 +115,7 @@ describe('warnings of one code: 5 in full, then a count', () => {
     const root = scratch();
     const records: Buffer[] = [];
     for (let i = 0; i < 7; i++) {
-      // A body that says gzip and is not: the record is copied, with a warning (warc-record-not-rewritten).
+      // A text body that says gzip and is not (the crawler stored it decoded): read as decoded, with a warning.
       const http = `HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n<a href="p${i}.html">p</a>`;
       const head = `WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://example.com/d/${i}.html\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-00000000000${i}>\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: ${Buffer.byteLength(http)}\r\n\r\n`;
       records.push(gzipSync(Buffer.from(`${head}${http}\r\n\r\n`)));
@@ -124,7 +124,7 @@ describe('warnings of one code: 5 in full, then a count', () => {
     const r = runCli(['c.warc.gz', '-o', 'o.warc.gz', '--warnings', 'w.jsonl'], { cwd: root });
     expect(r.status).toBe(0);
     const all = jsonl(join(root, 'w.jsonl'));
-    expect(all.filter((w) => w.code === 'warc-record-not-rewritten')).toHaveLength(7);
+    expect(all.filter((w) => w.code === 'warc-content-encoding-stale')).toHaveLength(7);
     const codes = new Map<string, number>();
     for (const w of all) codes.set(w.code, (codes.get(w.code) ?? 0) + 1);
     for (const [code, n] of codes) {

@@ -1,0 +1,80 @@
+/**
+ * Output identical whole, in 1-byte chunks and in random chunks (issue 19 item 4): over the Chromium
+ * differential's corpus (test/helpers/tree-differential.ts: html5lib inputs with injected snippets, grammar
+ * documents, token soup), with and without exactBase; and token limits measured on tokens, never on chunk
+ * boundaries. `CHUNK_DOCS=n` checks more documents (default 600).
+ */
+import { describe, expect, it } from 'vitest';
+import { CHUNK_SEED, feedChunks, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
+import { differentialCorpus } from '../../test/helpers/tree-differential.ts';
+import { DEFAULT_LIMITS } from '../limits.ts';
+import type { HtmlStreamOptions } from './stream.ts';
+
+const DOCS = Number(process.env['CHUNK_DOCS'] ?? 600);
+
+async function run(chunks: Buffer[], options: HtmlStreamOptions): Promise<{ output: string; warnings: string[] }> {
+  const warnings: string[] = [];
+  const output = await feedChunks(chunks, { ...options, onWarning: (w) => warnings.push(w.code) });
+  return { output: output.toString('latin1'), warnings };
+}
+
+function pieces(doc: Buffer, size: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < doc.length; i += size) out.push(doc.subarray(i, i + size));
+  return out;
+}
+
+describe('chunk invariance', () => {
+  it(`${DOCS} differential documents: the same output and warnings whole, byte by byte and in random chunks (seed ${CHUNK_SEED})`, async () => {
+    const random = seededRandom(CHUNK_SEED);
+    const docs = differentialCorpus(DOCS, CHUNK_SEED);
+    let checked = 0;
+    for (const [i, text] of docs.entries()) {
+      const doc = Buffer.from(text, 'utf8');
+      const options: HtmlStreamOptions = { retrieval: { url: 'http://absolutize.test/a/b/page.html' }, charset: 'utf-8', exactBase: i % 2 === 0 };
+      const whole = await run([doc], options);
+      const bytes = await run(pieces(doc, 1), options);
+      const randomly = await run(randomChunks(doc, random, 1 + Math.floor(random() * 40)), options);
+      expect(bytes, `1-byte chunks of ${JSON.stringify(text)}`).toEqual(whole);
+      expect(randomly, `random chunks of ${JSON.stringify(text)}`).toEqual(whole);
+      checked++;
+    }
+    expect(checked).toBe(DOCS);
+  }, 600_000);
+
+  it('token-limit fires on a token over the limit, never on held bytes: three comments under the limit, each followed by a link', async () => {
+    const limits = { ...DEFAULT_LIMITS, maxTokenBytes: 1 << 20 };
+    const comment = (n: number): string => `<!--${'x'.repeat(n)}-->`;
+    const options: HtmlStreamOptions = { retrieval: { url: 'http://h/d/p.html' }, limits };
+    const under = Buffer.from(`<p>${comment(600_000)}<a href="a1">${comment(600_000)}<a href="a2">${comment(600_000)}<a href="a3">`);
+    const random = seededRandom(CHUNK_SEED);
+    const runs = [[under], pieces(under, 65536), pieces(under, 10_000), pieces(under, 4096), randomChunks(under, random, 5000)];
+    for (const chunks of runs) {
+      const r = await run(chunks, options);
+      expect(r.warnings).toEqual([]);
+      expect(r.output.match(/http:\/\/h\/d\/a\d/g)).toEqual(['http://h/d/a1', 'http://h/d/a2', 'http://h/d/a3']);
+    }
+    // One comment over the limit: rewriting stops at it, whatever the chunks.
+    const over = Buffer.from(`<p>${comment(600_000)}<a href="a1">${comment(1_200_000)}<a href="a2">${comment(600_000)}<a href="a3">`);
+    for (const chunks of [[over], pieces(over, 65536), pieces(over, 10_000), pieces(over, 777)]) {
+      const r = await run(chunks, options);
+      expect(r.warnings).toEqual(['token-limit']);
+      expect(r.output.match(/http:\/\/h\/d\/a\d/g)).toEqual(['http://h/d/a1']);
+      expect(r.output.length).toBe(over.length + 'http://h/d/'.length);
+    }
+  }, 300_000);
+
+  it('the shape of issue 19 at the default limit (16 MiB): three 9 MiB comments each followed by a link, whole and in 64 KiB and 10,000-byte chunks', async () => {
+    const comment = `<!--${'c'.repeat(9 << 20)}-->`;
+    const doc = Buffer.from(`${comment}<a href="l1">${comment}<a href="l2">${comment}<a href="l3">`);
+    const outputs = new Set<string>();
+    for (const chunks of [[doc], pieces(doc, 65536), pieces(doc, 10_000)]) {
+      const r = await run(chunks, { retrieval: { url: 'http://h/d/p.html' } });
+      // (The comments push the base lookahead past its limit: that warning, not token-limit.)
+      expect(r.warnings).toEqual(['base-lookahead-limit']);
+      expect(r.output.match(/http:\/\/h\/d\/l\d/g)).toEqual(['http://h/d/l1', 'http://h/d/l2', 'http://h/d/l3']);
+      outputs.add(r.output);
+    }
+    expect(outputs.size).toBe(1);
+  }, 300_000);
+});

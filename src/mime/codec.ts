@@ -1,0 +1,556 @@
+/**
+ * Content-Transfer-Encoding in bounded pieces (RFC 2045 §6.7 quoted-printable, §6.8 base64), as a pure core:
+ * encoded bytes are cut into *segments* — physical lines of the original, each with the bytes it decodes to —
+ * and rewritten bytes are encoded afresh by encoders that keep only a few bytes of state. Whatever the line
+ * length (minified HTML in 76-column quoted-printable is one hard line of the whole part), no piece is larger
+ * than a physical line, and a physical line is cut at `MAX_SEGMENT_BYTES`.
+ *
+ * Hand-written (not libqp/libbase64, which encode and wrap whole strings) because encoding must go on across
+ * chunks with its column, hold back trailing whitespace and line starts until the next byte is known, write
+ * soft line breaks in the original's line-end style (CRLF, LF or bare CR) and never write a line that a
+ * container reads as structure (below).
+ *
+ * A freshly encoded quoted-printable line never begins with "From " (an mbox separator: written "=46rom ", as
+ * mail producers do) nor with "--" (a MIME delimiter line: written "=2D-"), so no re-encoding can make a line
+ * that an mbox reader or a MIME parser reads as structure. base64 lines cannot begin with either.
+ */
+
+export type LineEnding = '\r\n' | '\n' | '\r';
+
+/** One physical line of the original (or a piece of a very long one) and the bytes it decodes to. */
+export interface Segment {
+  readonly encoded: Buffer;
+  readonly decoded: Buffer;
+  /** It ends a hard line (quoted-printable: a line ending that is not a soft line break). */
+  readonly hardEnd: boolean;
+  /** (base64) After it, the characters read so far are a whole number of 4-character quanta. */
+  readonly aligned: boolean;
+}
+
+/** A physical line longer than this is cut into segments of at most about this size. */
+export const MAX_SEGMENT_BYTES: number = 1 << 16;
+
+/**
+ * The first line ending of `data` (null: none yet; a CR at the very end waits for what follows, unless `whole`:
+ * the data is a whole line, so that CR is a bare one).
+ */
+export function lineEndingOf(data: Buffer, whole = false): LineEnding | null {
+  const lf = data.indexOf(0x0a);
+  const cr = lf === -1 ? data.indexOf(0x0d) : data.subarray(0, lf).indexOf(0x0d);
+  if (cr !== -1) {
+    if (cr + 1 >= data.length) return whole ? '\r' : null;
+    return data[cr + 1] === 0x0a ? '\r\n' : '\r';
+  }
+  return lf === -1 ? null : '\n';
+}
+
+function isWhitespace(c: number | undefined): boolean {
+  return c === 0x20 || c === 0x09;
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  return -1;
+}
+
+/**
+ * Splits encoded bytes into physical lines: each runs to and includes its line ending (CRLF, LF or bare CR; a
+ * CR at the end of the data waits for the next byte), or is cut at `MAX_SEGMENT_BYTES` where `safeCut` allows.
+ */
+class PhysicalLines {
+  private carry: Buffer | null = null;
+
+  constructor(private readonly safeCut: (data: Buffer, at: number) => number) {}
+
+  /** Whole lines (and cut pieces) of what has come; `eol` is the length of the line ending (0: a cut piece or the end). */
+  push(chunk: Buffer, final: boolean, each: (line: Buffer, eol: number) => void): void {
+    const data = this.carry === null ? chunk : Buffer.concat([this.carry, chunk]);
+    this.carry = null;
+    let start = 0;
+    let nextLf = -1;
+    let nextCr = -1;
+    while (start < data.length) {
+      if (nextLf !== -2 && nextLf < start) nextLf = data.indexOf(0x0a, start);
+      if (nextLf === -1) nextLf = -2;
+      if (nextCr !== -2 && nextCr < start) nextCr = data.indexOf(0x0d, start);
+      if (nextCr === -1) nextCr = -2;
+      let end: number;
+      let eol: number;
+      if (nextCr >= 0 && (nextLf < 0 || nextCr < nextLf)) {
+        if (nextCr + 1 >= data.length && !final) end = -1;
+        else end = data[nextCr + 1] === 0x0a ? nextCr + 2 : nextCr + 1;
+        eol = end - nextCr;
+      } else if (nextLf >= 0) {
+        end = nextLf + 1;
+        eol = 1;
+      } else {
+        end = -1;
+        eol = 0;
+      }
+      if (end !== -1 && end - start <= MAX_SEGMENT_BYTES) {
+        each(data.subarray(start, end), eol);
+        start = end;
+        continue;
+      }
+      if (end === -1 && data.length - start <= MAX_SEGMENT_BYTES) break;
+      // A line longer than a segment: a piece of it, cut where nothing that decodes as one is split.
+      const cut = this.safeCut(data, start + MAX_SEGMENT_BYTES);
+      each(data.subarray(start, cut), 0);
+      start = cut;
+    }
+    if (start < data.length) {
+      if (final) each(data.subarray(start), 0);
+      else this.carry = Buffer.from(data.subarray(start));
+    }
+  }
+}
+
+/**
+ * Quoted-printable read in segments (RFC 2045 §6.7), as libqp decodes it: "=" and two hex digits (either case)
+ * are a byte; "=" at the end of a line (trailing whitespace ignored, rule 3) is a soft line break, whatever the
+ * line ending (CRLF, LF or bare CR: "=" CR is a soft line break too, never a literal "="); whitespace at the end
+ * of a line is deleted (rule 3); any other "=" is itself; a hard line ending is kept as it is.
+ */
+export class QuotedPrintableDecoder {
+  private readonly lines = new PhysicalLines(qpSafeCut);
+
+  /** The segments of what has come (with `final`, of everything). */
+  push(chunk: Buffer, final: boolean): Segment[] {
+    const out: Segment[] = [];
+    this.lines.push(chunk, final, (line, eol) => out.push(decodeQuotedPrintableLine(line, eol)));
+    return out;
+  }
+}
+
+/** A cut point at or before `at` that splits no "=XX" and leaves no whitespace at the end of a piece. */
+function qpSafeCut(data: Buffer, at: number): number {
+  let p = at;
+  const floor = at - 64;
+  while (p > floor && (data[p - 1] === 0x3d || data[p - 2] === 0x3d || isWhitespace(data[p - 1]))) p--;
+  return p > floor ? p : at;
+}
+
+function decodeQuotedPrintableLine(line: Buffer, eol: number): Segment {
+  // Rule 3: whitespace at the end of a line is deleted (a cut piece never ends with any: qpSafeCut).
+  let end = line.length - eol;
+  while (end > 0 && isWhitespace(line[end - 1])) end--;
+  // Rule 5: "=" at the end of a line is a soft line break (at the end of the body, libqp drops it too).
+  const soft = end > 0 && line[end - 1] === 0x3d;
+  if (soft) end--;
+  const decoded = Buffer.allocUnsafe(end + (soft ? 0 : eol));
+  let n = 0;
+  for (let i = 0; i < end; i++) {
+    const c = line[i]!;
+    if (c === 0x3d && i + 2 < end) {
+      const hi = hexValue(line[i + 1]!);
+      const lo = hexValue(line[i + 2]!);
+      if (hi !== -1 && lo !== -1) {
+        decoded[n++] = (hi << 4) | lo;
+        i += 2;
+        continue;
+      }
+    }
+    decoded[n++] = c;
+  }
+  if (!soft) for (let i = line.length - eol; i < line.length; i++) decoded[n++] = line[i]!;
+  return { encoded: line, decoded: decoded.subarray(0, n), hardEnd: eol > 0 && !soft, aligned: true };
+}
+
+const B64 = new Int8Array(256).fill(-1);
+const PLAIN_BASE64 = /^[A-Za-z0-9+/\r\n]*$/;
+/** base64 lines taken together into one segment, up to this many bytes. */
+const GROUP_BYTES = 1 << 14;
+for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].entries()) B64[c.charCodeAt(0)] = i;
+
+/**
+ * base64 read in segments (RFC 2045 §6.8): whitespace and line endings are skipped; what follows "=" (padding)
+ * ends the data, as in Python's `binascii.a2b_base64`; any other character outside the alphabet is skipped (as
+ * Python skips it) and counted in `ignored`. A last quantum short of padding is decoded as if padded (`padded`);
+ * a lone last character decodes to nothing (`truncated`).
+ */
+export class Base64Decoder {
+  ignored = 0;
+  padded = false;
+  truncated = false;
+  private readonly lines = new PhysicalLines((_d, at) => at);
+  /** Characters of an unfinished quantum. */
+  private quantum: number[] = [];
+  private ended = false;
+
+  push(chunk: Buffer, final: boolean): Segment[] {
+    const out: Segment[] = [];
+    // Whole lines are taken together, up to GROUP_BYTES: one segment each (lines are contiguous in one buffer).
+    let group: Buffer | null = null;
+    const flush = (): void => {
+      if (group !== null) out.push(this.decodeLine(group));
+      group = null;
+    };
+    this.lines.push(chunk, final, (line) => {
+      if (group !== null && group.buffer === line.buffer && group.byteOffset + group.length === line.byteOffset && group.length + line.length <= GROUP_BYTES) {
+        group = Buffer.from(group.buffer, group.byteOffset, group.length + line.length);
+      } else {
+        flush();
+        group = line;
+      }
+    });
+    flush();
+    if (final && this.quantum.length > 0) {
+      const last = out[out.length - 1];
+      const tail = this.finish();
+      if (last !== undefined) out[out.length - 1] = { ...last, decoded: Buffer.concat([last.decoded, tail]), aligned: true };
+      else if (tail.length > 0) out.push({ encoded: Buffer.alloc(0), decoded: tail, hardEnd: false, aligned: true });
+    }
+    return out;
+  }
+
+  private decodeLine(line: Buffer): Segment {
+    // The common case natively: whole quanta of the alphabet and line endings, nothing pending, no padding.
+    if (this.quantum.length === 0 && !this.ended) {
+      const text = line.toString('latin1');
+      if (PLAIN_BASE64.test(text) && text.replace(/[\r\n]+/g, '').length % 4 === 0) {
+        return { encoded: line, decoded: Buffer.from(text, 'base64'), hardEnd: false, aligned: true };
+      }
+    }
+    const decoded = Buffer.allocUnsafe(Math.ceil(((line.length + 4) * 3) / 4));
+    let n = 0;
+    const q = this.quantum;
+    for (let i = 0; i < line.length; i++) {
+      const c = line[i]!;
+      if (this.ended) continue;
+      if (c === 0x3d) {
+        // Padding: the quantum ends here, and with it the data.
+        n = this.flushQuantum(decoded, n);
+        this.ended = true;
+        continue;
+      }
+      const v = B64[c]!;
+      if (v === -1) {
+        if (c !== 0x0a && c !== 0x0d && c !== 0x20 && c !== 0x09) this.ignored++;
+        continue;
+      }
+      q.push(v);
+      if (q.length === 4) {
+        decoded[n++] = (q[0]! << 2) | (q[1]! >> 4);
+        decoded[n++] = ((q[1]! & 15) << 4) | (q[2]! >> 2);
+        decoded[n++] = ((q[2]! & 3) << 6) | q[3]!;
+        q.length = 0;
+      }
+    }
+    return { encoded: line, decoded: decoded.subarray(0, n), hardEnd: false, aligned: q.length === 0 };
+  }
+
+  /** An unfinished quantum, decoded as if padded. */
+  private flushQuantum(decoded: Buffer, n: number): number {
+    const q = this.quantum;
+    if (q.length === 1) this.truncated = true;
+    if (q.length >= 2) decoded[n++] = (q[0]! << 2) | (q[1]! >> 4);
+    if (q.length >= 3) decoded[n++] = ((q[1]! & 15) << 4) | (q[2]! >> 2);
+    q.length = 0;
+    return n;
+  }
+
+  private finish(): Buffer {
+    const tail = Buffer.alloc(3);
+    this.padded = this.quantum.length >= 2;
+    const n = this.flushQuantum(tail, 0);
+    return tail.subarray(0, n);
+  }
+}
+
+const HEX = '0123456789ABCDEF';
+const FROM_SPACE = [0x46, 0x72, 0x6f, 0x6d, 0x20];
+
+/**
+ * Quoted-printable written afresh (RFC 2045 §6.7), in pieces: printable ASCII but "=" as it is, other bytes as
+ * "=XX"; whitespace as it is but at the end of a line; the part's own line ending (`eol`) as a hard line break,
+ * any other CR or LF as "=0D"/"=0A"; lines at most `lineLength` (76) long with soft line breaks ("=" and `eol`,
+ * bare CR too). A line never begins with "From " nor "--" (the module comment says why).
+ */
+export class QuotedPrintableEncoder {
+  /** The column the next character goes to (0: a line start). */
+  column = 0;
+  private readonly eol: LineEnding;
+  private readonly eolBytes: Buffer;
+  private readonly lineLength: number;
+  private held: Buffer | null = null;
+
+  constructor(eol: LineEnding, lineLength = 76) {
+    this.eol = eol;
+    this.eolBytes = Buffer.from(eol, 'latin1');
+    this.lineLength = Math.max(lineLength, 4);
+  }
+
+  /** Encodes `chunk`; without `final`, up to a few bytes whose encoding depends on what follows wait for it. */
+  write(chunk: Buffer, final: boolean): string {
+    const data = this.held === null ? chunk : Buffer.concat([this.held, chunk]);
+    this.held = null;
+    let out = '';
+    const eolBytes = this.eolBytes;
+    const max = this.lineLength - 1; // room for the "=" of a soft line break
+    let i = 0;
+    while (i < data.length) {
+      const c = data[i]!;
+      // The part's line ending: a hard line break.
+      if (c === eolBytes[0]) {
+        if (eolBytes.length === 2) {
+          if (i + 1 >= data.length && !final) break;
+          if (data[i + 1] === 0x0a) {
+            out += this.eol;
+            this.column = 0;
+            i += 2;
+            continue;
+          }
+        } else {
+          out += this.eol;
+          this.column = 0;
+          i++;
+          continue;
+        }
+      }
+      let token: string;
+      if (c === 0x20 || c === 0x09) {
+        // Whitespace at the end of a line is encoded (rule 3): it waits for the next byte.
+        if (i + 1 >= data.length && !final) break;
+        const next = data[i + 1];
+        const atLineEnd = i + 1 >= data.length || (next === eolBytes[0] && (eolBytes.length === 1 || data[i + 2] === 0x0a || i + 2 >= data.length));
+        token = atLineEnd ? (c === 0x20 ? '=20' : '=09') : String.fromCharCode(c);
+      } else if (c >= 0x21 && c <= 0x7e && c !== 0x3d) token = String.fromCharCode(c);
+      else token = `=${HEX[c >> 4]}${HEX[c & 15]}`;
+      if (this.column + token.length > max) {
+        out += `=${this.eol}`;
+        this.column = 0;
+      }
+      if (this.column === 0 && token.length === 1) {
+        // A line start: never "From " (mbox) nor "--" (a MIME delimiter line).
+        const escape = this.lineStartEscape(data, i, final);
+        if (escape === null) break;
+        if (escape) token = `=${HEX[c >> 4]}${HEX[c & 15]}`;
+      }
+      out += token;
+      this.column += token.length;
+      i++;
+    }
+    if (i < data.length) this.held = Buffer.from(data.subarray(i));
+    return out;
+  }
+
+  /** Whether the byte at a line start must be encoded; null: the bytes after it are not here yet. */
+  private lineStartEscape(data: Buffer, i: number, final: boolean): boolean | null {
+    const c = data[i];
+    if (c === 0x2d) {
+      if (i + 1 >= data.length) return final ? false : null;
+      return data[i + 1] === 0x2d;
+    }
+    if (c !== 0x46) return false;
+    for (let k = 1; k < FROM_SPACE.length; k++) {
+      if (i + k >= data.length) return final ? false : null;
+      if (data[i + k] !== FROM_SPACE[k]) return false;
+    }
+    return true;
+  }
+}
+
+
+/** base64 written afresh (RFC 2045 §6.8) in lines of `lineLength` characters ending with `eol`, in pieces. */
+export class Base64Encoder {
+  private column = 0;
+  private rest: Buffer = Buffer.alloc(0);
+  private readonly eol: LineEnding;
+  private readonly lineLength: number;
+
+  constructor(eol: LineEnding, lineLength: number) {
+    this.eol = eol;
+    this.lineLength = lineLength > 0 ? lineLength : 76;
+  }
+
+  write(chunk: Buffer, final: boolean): string {
+    const data = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
+    const whole = final ? data.length : data.length - (data.length % 3);
+    this.rest = Buffer.from(data.subarray(whole));
+    const text = data.subarray(0, whole).toString('base64');
+    let out = '';
+    let at = 0;
+    while (at < text.length) {
+      if (this.column === this.lineLength) {
+        out += this.eol;
+        this.column = 0;
+      }
+      const take = Math.min(this.lineLength - this.column, text.length - at);
+      out += text.slice(at, at + take);
+      at += take;
+      this.column += take;
+    }
+    return out;
+  }
+}
+
+/** How the original body was laid out, for what is encoded afresh in its place. */
+export interface EncodedStyle {
+  readonly eol: LineEnding;
+  /** base64: characters per line (quoted-printable lines are at most 76). */
+  readonly lineLength: number;
+}
+
+/**
+ * Rewritten bytes encoded as the original was, in pieces: a segment of the original whose decoded bytes are the
+ * next rewritten bytes is copied as it was (its soft line breaks, hex case and whitespace too); in place of one
+ * that differs, the rewritten bytes are encoded afresh. Quoted-printable goes back to copying at the next hard
+ * line (a URL rewrite changes no line structure; if one does, later lines are encoded afresh, still correctly);
+ * base64, whose quanta shift with any change of length, is encoded afresh from the first change on. Whatever is
+ * written decodes to exactly the rewritten bytes. Memory: the segments not yet answered for, and the rewritten
+ * bytes not yet matched (at most one segment's worth).
+ */
+export class Reencoder {
+  private readonly encoding: 'quoted-printable' | 'base64';
+  private readonly style: EncodedStyle;
+  private segments: Segment[] = [];
+  private head = 0;
+  private pending: Buffer = Buffer.alloc(0);
+  private mode: 'copy' | 'fresh' | 'skip' = 'copy';
+  /** In 'fresh' (quoted-printable): the original's hard line being replaced has been passed. */
+  private inputLineDone = false;
+  private readonly qp: QuotedPrintableEncoder | null;
+  private readonly b64: Base64Encoder | null;
+  /** The last byte written (0: nothing yet). */
+  private lastByte = 0;
+  /** Segments copied and encoded afresh, for tests and reports. */
+  copied = 0;
+  fresh = 0;
+
+  constructor(encoding: 'quoted-printable' | 'base64', style: EncodedStyle) {
+    this.encoding = encoding;
+    this.style = style;
+    this.qp = encoding === 'quoted-printable' ? new QuotedPrintableEncoder(style.eol) : null;
+    this.b64 = encoding === 'base64' ? new Base64Encoder(style.eol, style.lineLength) : null;
+  }
+
+  /** Segments of the original, in order, as they are read. */
+  addSegments(segments: readonly Segment[]): void {
+    // base64 after its first change is encoded afresh to the end: its segments are not needed.
+    if (this.b64 !== null && this.mode === 'fresh') return;
+    for (const s of segments) this.segments.push(s);
+  }
+
+  /**
+   * Rewritten bytes; returns what can be written now. With `final`, everything (`finalEol`: the original body
+   * ended with a line ending, which the output then does too: after "=" in quoted-printable, a soft line break
+   * that decodes to nothing).
+   */
+  write(chunk: Buffer, final: boolean, finalEol = false): string {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    const out: string[] = [];
+    for (;;) {
+      if (this.mode === 'copy') {
+        const unit = this.nextUnit();
+        if (unit === 'more') {
+          if (final) this.mode = 'fresh';
+          else break;
+        } else {
+          const verdict = this.matches(unit.decodedLength, final);
+          if (verdict === 'more') break;
+          if (verdict) {
+            for (let k = 0; k < unit.count; k++) {
+              const s = this.segments[this.head++]!;
+              out.push(s.encoded.toString('latin1'));
+              if (s.encoded.length > 0) this.lastByte = s.encoded[s.encoded.length - 1]!;
+              this.copied++;
+            }
+            this.pending = this.pending.subarray(unit.decodedLength);
+            continue;
+          }
+          this.mode = 'fresh';
+          this.inputLineDone = false;
+          if (this.qp !== null) this.qp.column = this.lastByte === 0 || this.lastByte === 0x0a || this.lastByte === 0x0d ? 0 : MAX_SEGMENT_BYTES;
+        }
+      }
+      if (this.mode === 'skip') {
+        // The rewritten line has ended: the rest of the original's line is passed over.
+        if (this.dropInputLine()) {
+          this.mode = 'copy';
+          continue;
+        }
+        if (!final) break;
+        this.mode = 'fresh';
+      }
+      // 'fresh'
+      if (this.b64 !== null) {
+        this.head = this.segments.length;
+        out.push(this.emit(this.b64.write(this.pending, final)));
+        this.pending = Buffer.alloc(0);
+        break;
+      }
+      const qp = this.qp!;
+      if (!this.inputLineDone) this.inputLineDone = this.dropInputLine();
+      const eolLast = this.style.eol === '\r' ? 0x0d : 0x0a;
+      const at = this.pending.indexOf(eolLast);
+      if (at === -1) {
+        out.push(this.emit(qp.write(this.pending, final)));
+        this.pending = Buffer.alloc(0);
+        break;
+      }
+      // The rewritten hard line ends here: back to copying once the original's has been passed too.
+      out.push(this.emit(qp.write(this.pending.subarray(0, at + 1), false)));
+      this.pending = this.pending.subarray(at + 1);
+      this.fresh++;
+      if (this.inputLineDone) this.mode = 'copy';
+      else this.mode = 'skip';
+    }
+    this.compact();
+    let text = out.join('');
+    if (final) {
+      if (finalEol && this.lastByte !== 0x0a && this.lastByte !== 0x0d) {
+        text += this.encoding === 'quoted-printable' ? `=${this.style.eol}` : this.style.eol;
+      }
+    }
+    return text;
+  }
+
+  /** Encoded text written afresh: remembers its last byte. */
+  private emit(text: string): string {
+    if (text.length > 0) this.lastByte = text.charCodeAt(text.length - 1);
+    return text;
+  }
+
+  /** The next segments to copy together: up to one after which base64 is aligned on a quantum (one for quoted-printable). */
+  private nextUnit(): { count: number; decodedLength: number } | 'more' {
+    let length = 0;
+    for (let k = this.head; k < this.segments.length; k++) {
+      const s = this.segments[k]!;
+      length += s.decoded.length;
+      if (s.aligned) return { count: k - this.head + 1, decodedLength: length };
+    }
+    return 'more';
+  }
+
+  /** Whether the next `length` rewritten bytes are the unit's decoded bytes ('more': cannot tell yet). */
+  private matches(length: number, final: boolean): boolean | 'more' {
+    const have = Math.min(length, this.pending.length);
+    let at = 0;
+    for (let k = this.head; at < have; k++) {
+      const d = this.segments[k]!.decoded;
+      const n = Math.min(d.length, have - at);
+      if (this.pending.compare(d, 0, n, at, at + n) !== 0) return false;
+      at += n;
+    }
+    if (this.pending.length >= length) return true;
+    return final ? false : 'more';
+  }
+
+  /** Drops segments of the original up to the end of its current hard line; whether that end was reached. */
+  private dropInputLine(): boolean {
+    while (this.head < this.segments.length) {
+      const s = this.segments[this.head++]!;
+      if (s.hardEnd) return true;
+    }
+    return false;
+  }
+
+  private compact(): void {
+    if (this.head > 64 && this.head * 2 > this.segments.length) {
+      this.segments = this.segments.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
