@@ -385,7 +385,7 @@ export class MimePartRewriter implements ScanHandler {
     }
     if (held.kind !== 'css') {
       const kind = this.kindRewriter(held, held.kind, below, onReference, onWarning, onEncoding);
-      return { entity: held.entity, part: new StreamedPart(kind, held.encoding), stats: () => kind.stats, ended: false };
+      return { entity: held.entity, part: new StreamedPart(kind, held.encoding), stats: () => kind.stats, ended: false, ...this.deferredOf(held) };
     }
     const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
     const css = createCssRewriter({ charset, base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding });
