@@ -22,7 +22,7 @@ import { revivePath, showPath } from './paths.ts';
 import { WARNING_RECORD_MARK, linkLine, warningLine, warningRecord } from './report-lines.ts';
 import type { FsPath } from './paths.ts';
 import { SNIFF_BYTES, createDocumentRewriter, typeOfBytes, typeOfName } from './rewriters.ts';
-import type { DocumentType, RewriteSettings } from './rewriters.ts';
+import type { DocumentStats, DocumentType, RewriteSettings } from './rewriters.ts';
 
 /**
  * How a job's input is typed: a stated type, `copy` (bytes as they are), `sniff` (name, then first bytes, else
@@ -218,6 +218,11 @@ async function rewrite(
     const e = err as NodeJS.ErrnoException;
     return fail(failureKindOfErrno(e.code, 'output'), 'ABS_ERR_OUTPUT', `${showPath(output)}: ${e.message}`);
   }
-  const stats = (await rewriter?.stats()) ?? { records: 0, rewritten: 0 };
+  const stats: DocumentStats = (await rewriter?.stats()) ?? { records: 0, rewritten: 0 };
+  // A damaged WARC/ARC salvaged (docs/crawls.md): the output is written and valid, and the input still failed —
+  // the job is an input failure (exit 1; batch 65), never a silent "done".
+  if (stats.partial === true) {
+    return fail('input', 'ABS_ERR_WARC_PARTIAL', `${job.name}: the input is damaged: every whole record was written to ${showPath(output)} (partial)`);
+  }
   return result({ status: 'done', records: stats.records, rewritten: stats.rewritten, bytesIn, bytesOut, warnings, copied: rewriter === null });
 }

@@ -118,11 +118,18 @@ function derivedRecordIds(seed: string): () => string {
   };
 }
 
+export interface DocumentStats {
+  readonly records: number;
+  readonly rewritten: number;
+  readonly partial?: boolean;
+}
+
 export interface DocumentRewriter {
   /** Bytes in, rewritten bytes out (a Transform; a WARC rewriter is a Duplex). */
   readonly stream: Duplex;
   /** Asked when the stream has ended: documents or records (a message of an mbox, a WARC record), and references changed. */
-  stats(): { records: number; rewritten: number } | Promise<{ records: number; rewritten: number }>;
+  /** `partial`: a damaged WARC/ARC was salvaged (every whole record written; src/warc/rewriter.ts). */
+  stats(): DocumentStats | Promise<DocumentStats>;
 }
 
 /**
@@ -152,7 +159,7 @@ export const STREAM_REWRITERS: Partial<Record<DocumentType, (settings: RewriteSe
       stream,
       stats: async () => {
         const summary = await stream.summary;
-        return { records: summary.records, rewritten: summary.references };
+        return { records: summary.records, rewritten: summary.references, partial: summary.partial };
       },
     };
   },

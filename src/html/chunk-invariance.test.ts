@@ -70,8 +70,9 @@ describe('chunk invariance', () => {
     const outputs = new Set<string>();
     for (const chunks of [[doc], pieces(doc, 65536), pieces(doc, 10_000)]) {
       const r = await run(chunks, { retrieval: { url: 'http://h/d/p.html' } });
-      // (The comments push the base lookahead past its limit: that warning, not token-limit.)
-      expect(r.warnings).toEqual(['base-lookahead-limit']);
+      // (The comments push the charset <meta> scan and the base lookahead past their limits: those warnings, not
+      // token-limit.)
+      expect(r.warnings).toEqual(['charset-lookahead-limit', 'base-lookahead-limit']);
       expect(r.output.match(/http:\/\/h\/d\/l\d/g)).toEqual(['http://h/d/l1', 'http://h/d/l2', 'http://h/d/l3']);
       outputs.add(r.output);
     }

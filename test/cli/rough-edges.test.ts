@@ -99,7 +99,7 @@ describe('resolve --help', () => {
 
 describe('--type', () => {
   it('the error names every type, warc too, whatever the input', () => {
-    for (const args of [['x.html', '--type', 'foo'], ['-t', 'foo'], ['a.html', 'b.html', '-o', 'o/', '--type', 'xml']]) {
+    for (const args of [['x.html', '--type', 'foo'], ['-t', 'foo'], ['a.html', 'b.html', '-o', 'o/', '--type', 'xmlx']]) {
       const r = runCli(args);
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/^absolutize: error \[ABS_ERR_USAGE\] --type must be html, css, mime, mbox, warc, svg, xhtml, feed, sitemap, xml, manifest, js or auto, not "\w+"\n$/);

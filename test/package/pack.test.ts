@@ -89,11 +89,13 @@ try {
 `;
 
 describe('the packed package', () => {
-  it('ships dist, README, LICENSE and package.json only; no source map, no test, no source', () => {
+  it('ships dist, docs, README, LICENSE and package.json only; no source map, no test, no source', () => {
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('dist/cli/main.js');
-    const outside = files.filter((f) => !f.startsWith('dist/') && !['README.md', 'LICENSE', 'package.json'].includes(f));
+    const outside = files.filter((f) => !f.startsWith('dist/') && !/^docs\/[a-z-]+\.md$/.test(f) && !['README.md', 'LICENSE', 'package.json'].includes(f));
+    // The README's table of docs/ links into the package too.
+    expect(files).toContain('docs/cli.md');
     expect(outside).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map') || /\.test\.|\/src\/|\.ts$/.test(f.replace(/\.d\.ts$/, '')))).toEqual([]);
   });
