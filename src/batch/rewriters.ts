@@ -84,6 +84,8 @@ export interface RewriteSettings {
   /** WARC: `replace` (default) or `conversion` (--warc-output); `linkKeys` (--link-keys); HTTP Content-Location honoured. */
   readonly warcOutput?: 'replace' | 'conversion' | undefined;
   readonly linkKeys?: boolean | undefined;
+  /** WARC: --warc-header-references (header references of records copied for their payload rewritten too). */
+  readonly warcHeaderReferences?: boolean | undefined;
   readonly httpContentLocation?: boolean | undefined;
 }
 
@@ -146,6 +148,7 @@ export const STREAM_REWRITERS: Partial<Record<DocumentType, (settings: RewriteSe
       lazyLoad: s.lazyLoad,
       honourHttpContentLocation: s.httpContentLocation === true,
       linkKeys: s.linkKeys === true,
+      rewriteHeaderReferences: s.warcHeaderReferences === true,
       document: c.document,
       onLink: c.onLinkLine,
       newRecordId: c.identity === undefined ? undefined : derivedRecordIds(c.identity.seed),

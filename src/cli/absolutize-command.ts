@@ -360,7 +360,7 @@ async function isFile(input: string | undefined): Promise<boolean> {
 
 /** The rewrite options of the one-document command, as plain data (what each job of a batch gets too). */
 export function settingsOf(
-  values: { url?: string | undefined; base?: string | undefined; resolver: string; explain: boolean; 'exact-base': boolean; fragments: boolean; 'lazy-load': boolean; 'content-location': boolean; 'warc-output'?: string | undefined; 'link-keys'?: boolean | undefined; 'http-content-location'?: boolean | undefined },
+  values: { url?: string | undefined; base?: string | undefined; resolver: string; explain: boolean; 'exact-base': boolean; fragments: boolean; 'lazy-load': boolean; 'content-location': boolean; 'warc-output'?: string | undefined; 'link-keys'?: boolean | undefined; 'warc-header-references'?: boolean | undefined; 'http-content-location'?: boolean | undefined },
   charset: string | undefined,
 ): RewriteSettings {
   const warcOutput = values['warc-output'];
@@ -368,6 +368,7 @@ export function settingsOf(
   return {
     warcOutput,
     linkKeys: values['link-keys'],
+    warcHeaderReferences: values['warc-header-references'],
     httpContentLocation: values['http-content-location'],
     url: values.url ?? null,
     base: values.base ?? null,

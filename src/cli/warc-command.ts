@@ -26,6 +26,7 @@ import { createProgress, progressText } from './progress.ts';
 export const WARC_OPTIONS = {
   'warc-output': { type: 'string' },
   'link-keys': { type: 'boolean', default: false },
+  'warc-header-references': { type: 'boolean', default: false },
 } as const;
 
 export const WARC_HELP = `WARC and ARC (crawl files; .warc, .arc, .warc.gz, .arc.gz, or --type warc):
@@ -38,6 +39,10 @@ export const WARC_HELP = `WARC and ARC (crawl files; .warc, .arc, .warc.gz, .arc
   metadata records, and the exit status is 3 (partial).
   --warc-output MODEL     replace (default: the rewritten response replaces the original, with a metadata
                           record naming it) or conversion (every original kept, a conversion record added)
+  --warc-header-references
+                          also rewrite the Link, Refresh and Content-Location headers of response records
+                          copied for their payload (an image, a redirect): such a record is replaced too
+                          (replace output; header references are reported in every case)
   --link-keys             add "surt" and "normalized" (RFC 3986 §6) keys to reference and redirect lines
 `;
 
@@ -86,11 +91,12 @@ export interface WarcCommandValues {
   readonly 'http-content-location'?: boolean | undefined;
   readonly 'warc-output'?: string | undefined;
   readonly 'link-keys'?: boolean | undefined;
+  readonly 'warc-header-references'?: boolean | undefined;
 }
 
 /** The WARC options as given, for each file's run in directory mode. */
 export function warcPassOn(values: WarcCommandValues): string[] {
-  return [...(values['warc-output'] === undefined ? [] : ['--warc-output', values['warc-output']]), ...(values['link-keys'] === true ? ['--link-keys'] : [])];
+  return [...(values['warc-output'] === undefined ? [] : ['--warc-output', values['warc-output']]), ...(values['link-keys'] === true ? ['--link-keys'] : []), ...(values['warc-header-references'] === true ? ['--warc-header-references'] : [])];
 }
 
 export async function warcCommand(input: string, values: WarcCommandValues, resolver: Resolver, io: CliIo): Promise<number> {
@@ -141,6 +147,7 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
       lazyLoad: values['lazy-load'],
       honourHttpContentLocation: values['http-content-location'],
       linkKeys: values['link-keys'],
+      rewriteHeaderReferences: values['warc-header-references'],
       // Responses are rewritten on worker threads, one a core beside the one reading the file.
       threads: Math.max(0, availableParallelism() - 1),
       document: input,

@@ -1,10 +1,11 @@
 /**
  * MIME messages and MHTML (RFC 2045/2046, RFC 2557): what the structure scanner (`scanner.ts`) finds is written
  * back out as it came — header blocks, delimiter lines, preamble, epilogue and every part not rewritten, as
- * slices of the input — except the bodies of `text/html`, `application/xhtml+xml` and `text/css` leaves, which
- * are decoded (transfer encoding; the bytes stay in their charset, which the HTML/CSS rewriter reads),
- * rewritten, and encoded back with the same transfer encoding. A part in which nothing changed is written from
- * its original bytes.
+ * slices of the input — except the bodies of `text/html` and `text/css` leaves and of the kinds of
+ * src/kinds (SVG, XHTML, feeds, other XML by its root, manifests, JavaScript: `kindOfContentType`, the decision
+ * HTTP responses and WARC records use), which are decoded (transfer encoding; the bytes stay in their charset,
+ * which the rewriter reads), rewritten, and encoded back with the same transfer encoding. A part in which nothing
+ * changed is written from its original bytes.
  *
  * The base of each part (SPEC §2, RFC 2557 §5): its `<base href>` (HTML), its own Content-Base, then its
  * Content-Location (absolute, or relative resolved against the enclosing base), then the enclosing multipart or
@@ -14,12 +15,14 @@
  */
 import { establishBase, headerUrlValue } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
-import type { ReferenceRecord } from '../base/reference-policy.ts';
+import type { ReferenceRecord, SiteWarning } from '../base/reference-policy.ts';
 import type { EncodingDecision } from '../encoding/index.ts';
 import { createCssRewriter } from '../css/stream.ts';
 import { absolutizeHtml, createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
 import { resolveLabel } from '../encoding/index.ts';
+import { createKindRewriter, kindOfContentType } from '../kinds/index.ts';
+import type { ContentKind, KindRewriterStream } from '../kinds/index.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { decodedUrlHeader, firstField, isHeaderLine, LineEnds, parseFields } from './headers.ts';
@@ -63,9 +66,17 @@ export interface MimeRewriteStats {
   rewritten: number;
 }
 
-type Kind = 'html' | 'css';
+type Kind = 'html' | 'css' | ContentKind;
 
-const KINDS: Readonly<Record<string, Kind>> = { 'text/html': 'html', 'application/xhtml+xml': 'html', 'text/css': 'css' };
+/**
+ * The rewriter of a leaf by its media type: HTML, CSS, or a kind of src/kinds (`application/xhtml+xml` is
+ * XHTML, parsed as XML as a browser parses it; `image/svg+xml`, feeds, `text/xml`, manifests, scripts).
+ */
+function kindOf(contentType: string): Kind | undefined {
+  if (contentType === 'text/html') return 'html';
+  if (contentType === 'text/css') return 'css';
+  return kindOfContentType(contentType) ?? undefined;
+}
 
 /** The part being held: its body (still transfer-encoded). */
 interface HeldPart {
@@ -169,7 +180,7 @@ export class MimePartRewriter implements ScanHandler {
     if (entity.parent === null) this.topHeader = { entity, outputLength: header.length };
 
     if (entity.type.contentType === 'message/delivery-status') this.status = { entity, chunks: [], size: 0 };
-    const kind = entity.kind === 'leaf' ? KINDS[entity.type.contentType] : undefined;
+    const kind = entity.kind === 'leaf' ? kindOf(entity.type.contentType) : undefined;
     // A header value that is not a URL (the HTML rewriter says so itself for the HTML parts it reads).
     if (kind !== 'html') {
       for (const ignored of base.ignored) {
@@ -372,6 +383,10 @@ export class MimePartRewriter implements ScanHandler {
       const html = createHtmlRewriter({ charset, ...below, headers: held.headers, resolver: o.resolver, absolutizeFragments: o.absolutizeFragments, lazyLoad: o.lazyLoad, exactBase: o.exactBase, limits: this.limits, onReference, onWarning, onEncoding });
       return { entity: held.entity, part: new StreamedPart(html, held.encoding), stats: () => html.stats, ended: false, ...this.deferredOf(held) };
     }
+    if (held.kind !== 'css') {
+      const kind = this.kindRewriter(held, held.kind, below, onReference, onWarning, onEncoding);
+      return { entity: held.entity, part: new StreamedPart(kind, held.encoding), stats: () => kind.stats, ended: false, ...this.deferredOf(held) };
+    }
     const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
     const css = createCssRewriter({ charset, base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding });
     return { entity: held.entity, part: new StreamedPart(css, held.encoding), stats: () => css.stats, ended: false, ...this.deferredOf(held) };
@@ -428,6 +443,17 @@ export class MimePartRewriter implements ScanHandler {
       });
       rewritten = r.output;
       count = r.stats.rewritten;
+    } else if (held.kind !== 'css') {
+      const kind = this.kindRewriter(held, held.kind, below, onReference, onWarning, o.onEncoding && ((e) => o.onEncoding!(e, path)));
+      const out: Buffer[] = [];
+      kind.on('data', (c: Buffer) => out.push(c));
+      await new Promise<void>((resolve, reject) => {
+        kind.on('end', resolve);
+        kind.on('error', reject);
+        kind.end(decoded);
+      });
+      rewritten = Buffer.concat(out);
+      count = kind.stats.rewritten;
     } else {
       const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
       const css = createCssRewriter({ charset, base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)) });
@@ -444,6 +470,29 @@ export class MimePartRewriter implements ScanHandler {
     if (count === 0 || rewritten.equals(decoded)) return null;
     this.stats.rewritten += count;
     return encodeBody(rewritten, held.encoding, original);
+  }
+
+  /**
+   * The rewriter of a part of a src/kinds kind. Its base is the part's (its Content-Base or Content-Location,
+   * then the enclosing entity's, …: RFC 2557 §5), given as the encapsulating layer (the kinds read no MIME
+   * headers); that URL is also the document's own (an SVG's same-document references, a module's URL).
+   */
+  private kindRewriter(held: HeldPart, kind: ContentKind, below: { retrieval?: Retrieval | null | undefined; fallback?: string | null | undefined; encapsulating?: BaseDecision }, onReference: ((r: ReferenceRecord) => void) | undefined, onWarning: (w: HtmlWarning) => void, onEncoding: ((e: EncodingDecision) => void) | undefined): KindRewriterStream {
+    const o = this.options;
+    const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
+    return createKindRewriter(kind, {
+      ...(base.url === null ? {} : { retrieval: { url: base.url } }),
+      encapsulating: base,
+      fallback: o.fallback,
+      resolver: o.resolver,
+      charset: held.entity.type.charset,
+      absolutizeFragments: o.absolutizeFragments,
+      lazyLoad: o.lazyLoad,
+      limits: this.limits,
+      onReference,
+      onWarning: onWarning as (w: SiteWarning) => void,
+      onEncoding,
+    });
   }
 
   private warn(warning: HtmlWarning, part: string): void {

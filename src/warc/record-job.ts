@@ -15,6 +15,8 @@ import type { RewriteKind } from '../http/content-type.ts';
 import { looksLikeText, sniffsAsHtml } from './payload-route.ts';
 import type { PayloadKind } from './payload-route.ts';
 import type { FetchedDocument } from '../http/fetch.ts';
+import { rewriteHeaderReferences } from '../http/header-references.ts';
+import type { HeaderReferenceRecord } from '../http/header-references.ts';
 import { createResponseRewriter } from '../http/response-rewriter.ts';
 import type { Limits } from '../limits.ts';
 import { getResolver } from '../uri/index.ts';
@@ -61,6 +63,14 @@ export interface RewriteJob {
   readonly options: JobOptions;
 }
 
+/** A reference of the record: in its payload (`part`: the MIME section path, or null), or in its HTTP head (`header`). */
+export interface JobReference {
+  readonly reference: ReferenceRecord | HeaderReferenceRecord;
+  readonly part: string | null;
+  /** A reference of the HTTP head (Link, Refresh, Content-Location): reported with no line and column. */
+  readonly header?: true | undefined;
+}
+
 export interface Counts {
   rewritten: number;
   unchanged: number;
@@ -71,7 +81,7 @@ export interface JobResult {
   readonly action: 'rewritten' | 'copied';
   readonly reason: string;
   readonly warnings: Array<{ code: string; message: string; line?: number | undefined; column?: number | undefined }>;
-  readonly references: Array<{ reference: ReferenceRecord; part: string | null }>;
+  readonly references: JobReference[];
   readonly counts: Counts;
   /** The record in the original's place (encoded as the unit was), or null: the original's bytes. */
   readonly replacement: Uint8Array | null;
@@ -196,6 +206,14 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   });
   const output = await transformWhole(rewriter.transform!, decoded);
   if (counts.rewritten === 0) return copied(`nothing to rewrite (${kind})`, counts, references);
+  // The HTTP head's own references (Link, Refresh, Content-Location): reported first; rewritten in the
+  // replacement's head by buildRecords (a conversion record holds the payload only: reported, not changed).
+  if (head !== null) {
+    const own = headReferences(block.subarray(0, head.length), targetUri, options.resolver, options.output === 'replace');
+    addCounts(counts, own.counts);
+    for (const w of own.warnings) warnings.push({ ...w, message: `${targetUri ?? ''}: ${w.message}` });
+    if (options.references) references.unshift(...own.references.map((reference) => ({ reference, part: null, header: true as const })));
+  }
 
   const payloadDigest = field(job.fields, 'WARC-Payload-Digest');
   // The original payload's digest, hashed once (the revisit keys and the metadata record both use it).
@@ -252,7 +270,8 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
   // replace: the HTTP head as it was, framing headers renamed X-Archive-Orig-*, a new Content-Length (a resource:
   // the payload is the block).
   const head = job.http ? parseHttpHead(block)! : null;
-  const newBlock = head === null ? output : Buffer.concat([rewriteHead(block, head, output.length), output]);
+  // The head's references are rewritten after the framing rename, in the renamed head parsed anew.
+  const newBlock = head === null ? output : Buffer.concat([headReferences(rewriteHead(block, head, output.length), targetUri, options.resolver, true).output, output]);
   const blockDigest = sha1Digest(newBlock);
   const newPayloadDigest = sha1Digest(output);
   const fields: Array<[string, string]> = [];
@@ -343,4 +362,93 @@ export function rewriteHead(block: Buffer, head: HttpHead, length: number): Buff
   }
   parts.push(block.subarray(copied, head.emptyLine), Buffer.from(`Content-Length: ${length}${head.eol}`), block.subarray(head.emptyLine, head.length));
   return Buffer.concat(parts);
+}
+
+export function addCounts(to: Counts, from: Counts): void {
+  to.rewritten += from.rewritten;
+  to.unchanged += from.unchanged;
+  to.unresolvable += from.unresolvable;
+}
+
+/** The references of an HTTP head and, with `rewrite`, the head with them absolute. */
+export interface HeadReferences {
+  /** The head, its relative references absolute (with `rewrite`; else the head as it was). */
+  readonly output: Buffer;
+  readonly references: HeaderReferenceRecord[];
+  readonly counts: Counts;
+  readonly warnings: Array<{ code: string; message: string }>;
+}
+
+/**
+ * The `Link`, `Refresh` and `Content-Location` references of an HTTP response head (header-references.ts),
+ * resolved against `WARC-Target-URI` as a browser resolves them against the response's URL. Without `rewrite`
+ * they are reported unchanged (`changed: false`) and the head is returned as it was. Pure: the same head gives
+ * the same bytes on any thread.
+ */
+export function headReferences(head: Uint8Array, targetUri: string | null, resolver: ResolverName, rewrite: boolean): HeadReferences {
+  const references: HeaderReferenceRecord[] = [];
+  const warnings: Array<{ code: string; message: string }> = [];
+  const counts: Counts = { rewritten: 0, unchanged: 0, unresolvable: 0 };
+  const result = rewriteHeaderReferences(head, {
+    base: targetUri,
+    resolver: getResolver(resolver),
+    onReference: (r) => {
+      const reference = rewrite ? r : { ...r, changed: false };
+      if (reference.changed) counts.rewritten++;
+      else if (reference.resolved === null) counts.unresolvable++;
+      else counts.unchanged++;
+      references.push(reference);
+    },
+    onWarning: (w) => warnings.push({ code: w.code, message: w.message }),
+  });
+  return { output: rewrite ? result.output : Buffer.from(head.buffer, head.byteOffset, head.byteLength), references, counts, warnings };
+}
+
+/**
+ * A response record whose payload is copied but whose HTTP head had references rewritten (`--warc-header-references`):
+ * the new head and the payload bytes as they were, a new record id and block digest (the payload digest is
+ * unchanged: the payload is), and a metadata record naming the original, as buildRecords writes them.
+ */
+export function headerOnlyRecords(
+  header: { readonly protocol: string; readonly fields: ReadonlyArray<readonly [string, string]> },
+  block: Buffer,
+  headLength: number,
+  newHead: Buffer,
+  ids: readonly [string, string],
+  changed: number,
+): { fields: Array<readonly [string, string]>; block: Buffer; metadata: Buffer; version: string } {
+  const [newId, metadataId] = ids;
+  const version = header.protocol.startsWith('WARC/') ? header.protocol : 'WARC/1.0';
+  const newBlock = Buffer.concat([newHead, block.subarray(headLength)]);
+  const blockDigest = sha1Digest(newBlock);
+  let sawBlock = false;
+  const fields = header.fields.map(([n, v]): readonly [string, string] => {
+    const lower = n.toLowerCase();
+    if (lower === 'warc-record-id') return [n, newId];
+    if (lower === 'warc-block-digest') {
+      sawBlock = true;
+      return [n, blockDigest];
+    }
+    if (lower === 'warc-target-uri') return [n, warcUri(v)];
+    return [n, v];
+  });
+  if (!sawBlock) fields.push(['WARC-Block-Digest', blockDigest]);
+  const targetUri = field(header.fields, 'WARC-Target-URI');
+  const date = field(header.fields, 'WARC-Date');
+  const metaBlock = warcFields([
+    ['absolutize-original-record-id', field(header.fields, 'WARC-Record-ID') ?? null],
+    ['absolutize-original-block-digest', field(header.fields, 'WARC-Block-Digest') ?? sha1Digest(block)],
+    ['absolutize-references-changed', changed],
+    ['absolutize-payload', 'unchanged; HTTP header references rewritten'],
+  ]);
+  const metadata = serializeRecord(version, [
+    ['WARC-Type', 'metadata'],
+    ['WARC-Record-ID', metadataId],
+    ['WARC-Date', date ?? warcDateNow()],
+    ...(targetUri === undefined ? [] : ([['WARC-Target-URI', warcUri(targetUri)]] as Array<[string, string]>)),
+    ['WARC-Refers-To', newId],
+    ['Content-Type', 'application/warc-fields'],
+    ['WARC-Block-Digest', sha1Digest(metaBlock)],
+  ], metaBlock);
+  return { fields, block: newBlock, metadata, version };
 }

@@ -20,8 +20,6 @@
 import { Duplex, Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { relOf } from '../base/reference-policy.ts';
-import type { ReferenceRecord } from '../base/reference-policy.ts';
 
 import type { Warning, WarningCode } from '../errors.ts';
 import type { RewriteChoices } from '../html/rewriter.ts';
@@ -34,9 +32,9 @@ import { normalizeUri } from '../uri/normalize.ts';
 import { surt } from '../uri/surt.ts';
 import { parseHttpHead } from './http-message.ts';
 import { RewritePool } from './pool.ts';
-import { buildRecords, rewriteHead, runRewriteJob, warcUri } from './record-job.ts';
+import { addCounts, buildRecords, headReferences, headerOnlyRecords, rewriteHead, runRewriteJob, warcUri } from './record-job.ts';
 import { routePayload } from './payload-route.ts';
-import type { Counts, JobOptions, JobResult, RewriteJob } from './record-job.ts';
+import type { Counts, JobOptions, JobReference, JobResult, RewriteJob } from './record-job.ts';
 import { readWarc } from './reader.ts';
 import type { WarcReaderInfo, WarcUnit } from './reader.ts';
 import { field } from './record.ts';
@@ -52,6 +50,14 @@ export interface WarcRewriteOptions extends RewriteChoices {
   readonly fallback?: string | null | undefined;
   /** Honour HTTP `Content-Location` / `Content-Base` as a base (SPEC §2). @default false */
   readonly honourHttpContentLocation?: boolean | undefined;
+  /**
+   * Also rewrite the HTTP header references (`Link`, `Refresh`, `Content-Location`) of `response` records whose
+   * payload is copied (an image, a page with nothing else to rewrite, a redirect): such a record is then replaced
+   * as a rewritten one is (new record id and block digest, a metadata record naming the original). Without it,
+   * header references are rewritten only in records replaced for their payload, and reported everywhere.
+   * `replace` output only (a conversion record holds the payload alone). @default false
+   */
+  readonly rewriteHeaderReferences?: boolean | undefined;
   /** Add `surt` and `normalized` to reference and redirect lines. @default false */
   readonly linkKeys?: boolean | undefined;
   /** Write a new `warcinfo` record first. @default true */
@@ -134,8 +140,10 @@ export type WarcLinkLine =
       readonly part: string | null;
       readonly element: string | null;
       readonly attribute: string | null;
-      /** The element's `rel`, on the references it governs (ReferenceSite.rel); absent otherwise. */
+      /** The element's `rel`, on the references it governs (ReferenceSite.rel), or a `Link`'s; absent otherwise. */
       readonly rel?: string;
+      /** `anchor` for a `Link` header's anchor parameter (`element` null, `attribute` "Link"). */
+      readonly parameter?: 'anchor';
       readonly raw: string;
       readonly resolved: string | null;
       readonly base: string | null;
@@ -454,6 +462,11 @@ class RecordRewriter {
       for (const location of p.redirects ?? []) this.redirectLine(p.context, p.status!, location);
       let replacement = p.replacement;
       let reason = revisitOf === true ? 'revisit of a rewritten record: copied (its original now reads as rewritten)' : p.reason;
+      const own = p.record === undefined ? null : this.headerPass(p.context, p.record, reason, offset);
+      if (own?.replaced != null) {
+        this.recordLine(p.context, p.type, p.status, p.contentType, 'rewritten', own.replaced.reason, own.counts, own.replaced.id);
+        return { replacement: own.replaced.replacement, after: own.replaced.after };
+      }
       if (this.jobOptions.output === 'replace' && p.record !== undefined) {
         const relinked = this.relink(p.record.header, p.record.block, original ?? null);
         if (relinked !== null) {
@@ -461,14 +474,28 @@ class RecordRewriter {
           reason = `${reason.replace(/: copied.*$/, '')}: ${relinked.what}`;
         }
       }
-      this.recordLine(p.context, p.type, p.status, p.contentType, 'copied', reason, ZERO, null, revisitOf);
+      this.recordLine(p.context, p.type, p.status, p.contentType, 'copied', reason, own?.counts ?? ZERO, null, revisitOf);
       return { replacement, after: [] };
     }
     // A worker's payload: its records are built (digests, serialization, deflate) here, on the reader's thread.
     const r = buildRecords(p.job, await p.result);
     if (p.warning !== undefined) this.warn(p.warning);
     for (const w of r.warnings) this.warn({ ...w, code: w.code as WarningCode, offset, warcRecordId: p.context.warcRecordId ?? undefined });
-    for (const { reference, part } of r.references) this.referenceLine(p.context, reference, part);
+    if (r.action === 'copied') {
+      // Copied for its payload: its head's references are reported (and, with rewriteHeaderReferences, rewritten).
+      const record = { header: { protocol: p.job.protocol, fields: p.job.fields }, block: Buffer.from(p.job.block.buffer, p.job.block.byteOffset, p.job.block.byteLength), compressed: p.job.compressed };
+      const own = this.headerPass(p.context, record, r.reason, offset);
+      for (const ref of r.references) this.referenceLine(p.context, ref.reference, ref.part, ref.header === true);
+      const counts = { ...r.counts };
+      if (own !== null) addCounts(counts, own.counts);
+      if (own?.replaced != null) {
+        this.recordLine(p.context, p.type, p.status, p.contentType, 'rewritten', own.replaced.reason, counts, own.replaced.id);
+        return { replacement: own.replaced.replacement, after: own.replaced.after };
+      }
+      this.recordLine(p.context, p.type, p.status, p.contentType, r.action, r.reason, counts, r.newRecordId);
+      return { replacement: p.replacement, after: r.after };
+    }
+    for (const ref of r.references) this.referenceLine(p.context, ref.reference, ref.part, ref.header === true);
     this.recordLine(p.context, p.type, p.status, p.contentType, r.action, r.reason, r.counts, r.newRecordId);
     if (r.action === 'rewritten') {
       this.summary.rewritten++;
@@ -480,18 +507,44 @@ class RecordRewriter {
   }
 
   /**
+   * The HTTP head of a `response` record copied for its payload: its `Link`, `Refresh` and `Content-Location`
+   * references reported (header lines first, as they come first in the record), and with
+   * `rewriteHeaderReferences` (replace output) the record replaced by one whose head has them absolute. Null
+   * (no work at all) when there is no report to write and nothing to rewrite, or no HTTP head.
+   */
+  private headerPass(context: WarcLineContext, record: { readonly header: WarcHeader; readonly block: Buffer; readonly compressed: boolean }, reason: string, offset: number): { counts: Counts; replaced: { replacement: Uint8Array; after: Uint8Array[]; id: string; reason: string } | null } | null {
+    const rewrite = this.options.rewriteHeaderReferences === true && this.jobOptions.output === 'replace';
+    if (this.options.onLink === undefined && !rewrite) return null;
+    if (field(record.header, 'WARC-Type') !== 'response' || !/^application\/http\b/i.test(field(record.header, 'Content-Type') ?? '')) return null;
+    const head = parseHttpHead(record.block);
+    if (head === null) return null;
+    const own = headReferences(record.block.subarray(0, head.length), context.targetUri, this.jobOptions.resolver, rewrite);
+    for (const w of own.warnings) this.warn({ code: w.code as WarningCode, message: `${context.targetUri ?? ''}: ${w.message}`, offset, warcRecordId: context.warcRecordId ?? undefined });
+    for (const reference of own.references) this.referenceLine(context, reference, null, true);
+    if (own.counts.rewritten === 0) return { counts: own.counts, replaced: null };
+    const ids = [this.newId(), this.newId()] as const;
+    const built = headerOnlyRecords(record.header, record.block, head.length, own.output, ids, own.counts.rewritten);
+    // Records naming others (WARC-Concurrent-To) name their replacements, as copied records do.
+    const relinked = this.relink({ protocol: built.version, fields: built.fields }, built.block, null);
+    const serialized = relinked?.record ?? serializeRecord(built.version, built.fields, built.block);
+    this.summary.rewritten++;
+    this.summary.references += own.counts.rewritten;
+    // Records that name the original (WARC-Concurrent-To, WARC-Refers-To) name the replacement; its payload is
+    // the original's, so revisits of it are left as they are.
+    this.rememberReplaced(context, { id: ids[0], payloadDigest: field(record.header, 'WARC-Payload-Digest') ?? '', payloadLength: record.block.length - head.length }, offset);
+    return {
+      counts: own.counts,
+      replaced: { replacement: encodeUnit(serialized, record.compressed), after: [encodeUnit(built.metadata, record.compressed)], id: ids[0], reason: `replaced: HTTP header references rewritten (${reason.replace(/: copied.*$/, '').replace(/^replaced \((.*)\)$/, '$1')})` },
+    };
+  }
+
+  /**
    * What a later record needs to know of a rewritten one: by its id, the replacement (replace; within
    * maxWarcReplacedIds), and for revisits (within maxWarcRevisitIndex) its Target-URI and date, and its payload
    * digest with and without its Target-URI.
    */
   private remember(context: WarcLineContext, digestKeys: readonly string[], replaced: Replacement | null, offset: number): void {
-    if (replaced !== null && context.warcRecordId !== null) {
-      if (this.replacedIds.size < this.limits.maxWarcReplacedIds) this.replacedIds.set(context.warcRecordId, replaced);
-      else if (!this.replacedIdsFull) {
-        this.replacedIdsFull = true;
-        this.warn({ code: 'warc-record-not-rewritten', message: `more than ${this.limits.maxWarcReplacedIds} records replaced (maxWarcReplacedIds): records that name later ones (WARC-Concurrent-To, WARC-Refers-To) are copied naming the originals`, offset });
-      }
-    }
+    if (replaced !== null) this.rememberReplaced(context, replaced, offset);
     if (this.rewrittenIds.size < this.limits.maxWarcRevisitIndex) {
       if (context.warcRecordId !== null) this.rewrittenIds.set(context.warcRecordId, replaced);
       if (context.targetUri !== null && context.warcDate !== null) this.rewrittenCaptures.set(`${context.targetUri} ${context.warcDate}`, replaced);
@@ -502,6 +555,16 @@ class RecordRewriter {
     } else if (!this.revisitIndexFull) {
       this.revisitIndexFull = true;
       this.warn({ code: 'warc-record-not-rewritten', message: `more than ${this.limits.maxWarcRevisitIndex} records rewritten (maxWarcRevisitIndex): revisits of later ones are not reported as revisitOfRewritten`, offset });
+    }
+  }
+
+  /** A replaced record by its original id (within maxWarcReplacedIds): what records naming it name now. */
+  private rememberReplaced(context: WarcLineContext, replaced: Replacement, offset: number): void {
+    if (context.warcRecordId === null) return;
+    if (this.replacedIds.size < this.limits.maxWarcReplacedIds) this.replacedIds.set(context.warcRecordId, replaced);
+    else if (!this.replacedIdsFull) {
+      this.replacedIdsFull = true;
+      this.warn({ code: 'warc-record-not-rewritten', message: `more than ${this.limits.maxWarcReplacedIds} records replaced (maxWarcReplacedIds): records that name later ones (WARC-Concurrent-To, WARC-Refers-To) are copied naming the originals`, offset });
     }
   }
 
@@ -571,20 +634,22 @@ class RecordRewriter {
     return { surt: url === null ? null : surt(url), normalized: url === null ? null : normalizeUri(url) };
   }
 
-  private referenceLine(context: WarcLineContext, r: ReferenceRecord, part: string | null): void {
+  /** A reference line; one of the HTTP head (`header`) has no line and column (they would read as the payload's). */
+  private referenceLine(context: WarcLineContext, r: JobReference['reference'], part: string | null, header = false): void {
     this.options.onLink?.({
       kind: 'reference',
       ...context,
       part,
       element: r.element,
       attribute: r.attribute,
-      ...relOf(r),
+      ...(r.rel === undefined ? {} : { rel: r.rel }),
+      ...('parameter' in r && r.parameter !== undefined ? { parameter: r.parameter } : {}),
       raw: r.raw,
       resolved: r.resolved,
       base: r.base,
       baseSource: r.baseSource,
-      line: r.line,
-      column: r.column,
+      line: header ? null : r.line,
+      column: header ? null : r.column,
       changed: r.changed,
       ...this.keys(r.resolved),
     });
