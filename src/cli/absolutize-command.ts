@@ -131,6 +131,11 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     }
   }
   configureReporter(io, values);
+  // `-o -` is standard output, as for curl and tar (never a file named "-").
+  if (values.output === '-') {
+    if (values.links === '-') throw new AbsError('-o - and --links - are both standard output: give one of them a file', 'ABS_ERR_USAGE');
+    delete (values as { output?: string }).output;
+  }
   if (values.root !== undefined && (values.url === undefined || positionals.length < 2 && !(await isFile(positionals[0])))) {
     throw new AbsError('--root applies to FILE... with --url (each file\'s URL is --url plus its path below --root)', 'ABS_ERR_USAGE');
   }

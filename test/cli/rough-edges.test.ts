@@ -97,6 +97,23 @@ describe('resolve --help', () => {
   });
 });
 
+describe('-o -', () => {
+  it('is standard output for HTML and mail alike, never a file named "-"', () => {
+    const root = scratch();
+    writeFileSync(join(root, 'page.html'), '<a href="x.html">x</a>');
+    writeFileSync(join(root, 'm.eml'), 'Content-Type: text/html\r\nContent-Location: https://example.com/d/\r\n\r\n<a href="x">x</a>\r\n');
+    const html = runCli(['page.html', '-o', '-', '-u', 'https://example.com/d/page.html'], { cwd: root });
+    expect(html.status).toBe(0);
+    expect(html.stdout).toBe('<a href="https://example.com/d/x.html">x</a>');
+    const mail = runCli(['m.eml', '-o', '-'], { cwd: root });
+    expect(mail.status).toBe(0);
+    expect(mail.stdout).toContain('<a href="https://example.com/d/x">x</a>');
+    expect(existsSync(join(root, '-'))).toBe(false);
+    const both = runCli(['page.html', '-o', '-', '--links', '-'], { cwd: root });
+    expect(both.status).toBe(2);
+  });
+});
+
 describe('--type', () => {
   it('the error names every type, warc too, whatever the input', () => {
     for (const args of [['x.html', '--type', 'foo'], ['-t', 'foo'], ['a.html', 'b.html', '-o', 'o/', '--type', 'xmlx']]) {
