@@ -15,42 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { PYTHON } from '../mime/differential/harness.ts';
-import { readWithWarcio, runWarc } from './helpers.ts';
+import { readWithWarcio, response, record, runWarc, sha1 } from './helpers.ts';
 import type { RunResult } from './helpers.ts';
 import type { WarcLinkLine } from '../../src/warc/rewriter.ts';
 
 const SCRIPT = fileURLToPath(new URL('warc_read.py', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'abs-warc-hdr-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-const b32 = (bytes: Buffer): string => {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
-  return out;
-};
-const sha1 = (b: Buffer): string => `sha1:${b32(createHash('sha1').update(b).digest())}`;
-
-/** A WARC/1.0 record, as crawlers write them. */
-function record(fields: Array<[string, string]>, block: Buffer): Buffer {
-  const head = [`WARC/1.0`, ...fields.map(([n, v]) => `${n}: ${v}`), `Content-Length: ${block.length}`, '', ''].join('\r\n');
-  return Buffer.concat([Buffer.from(head, 'latin1'), block, Buffer.from('\r\n\r\n')]);
-}
-
-function response(id: string, uri: string, head: string, body: Buffer, payload = body): Buffer {
-  const block = Buffer.concat([Buffer.from(head.replace(/\n/g, '\r\n') + '\r\n', 'latin1'), body]);
-  return record([['WARC-Type', 'response'], ['WARC-Record-ID', id], ['WARC-Date', '2026-01-02T03:04:05Z'], ['WARC-Target-URI', uri], ['Content-Type', 'application/http; msgtype=response'], ['WARC-Block-Digest', sha1(block)], ['WARC-Payload-Digest', sha1(payload)]], block);
-}
 
 const PAGE_ID = '<urn:uuid:11111111-1111-4111-8111-111111111111>';
 const PLAIN_ID = '<urn:uuid:22222222-2222-4222-8222-222222222222>';

@@ -1,4 +1,5 @@
 /** Shared by the WARC tests: the corpus files, running our rewriter in-process, reading with npm warcio. */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { WARCParser } from 'warcio';
@@ -88,3 +89,35 @@ export async function readWithWarcio(bytes: Buffer): Promise<WarcioRecord[]> {
 export function inflateAll(bytes: Buffer): Buffer {
   return bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
 }
+
+/** RFC 4648 base32, as WARC digests are written. */
+const b32 = (bytes: Buffer): string => {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
+  return out;
+};
+export const sha1 = (b: Buffer): string => `sha1:${b32(createHash('sha1').update(b).digest())}`;
+
+/** A WARC/1.0 record, as crawlers write them (digests computed with node:crypto, not with our writer). */
+export function record(fields: Array<[string, string]>, block: Buffer): Buffer {
+  const head = [`WARC/1.0`, ...fields.map(([n, v]) => `${n}: ${v}`), `Content-Length: ${block.length}`, '', ''].join('\r\n');
+  return Buffer.concat([Buffer.from(head, 'latin1'), block, Buffer.from('\r\n\r\n')]);
+}
+
+/** A response record holding an HTTP response (`head` with LF line ends, turned into CRLF). */
+export function response(id: string, uri: string, head: string, body: Buffer, payload = body): Buffer {
+  const block = Buffer.concat([Buffer.from(head.replace(/\n/g, '\r\n') + '\r\n', 'latin1'), body]);
+  return record([['WARC-Type', 'response'], ['WARC-Record-ID', id], ['WARC-Date', '2026-01-02T03:04:05Z'], ['WARC-Target-URI', uri], ['Content-Type', 'application/http; msgtype=response'], ['WARC-Block-Digest', sha1(block)], ['WARC-Payload-Digest', sha1(payload)]], block);
+}
+
