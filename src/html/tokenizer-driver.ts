@@ -430,6 +430,8 @@ interface ScopeInternals {
   indexOfTopmost(tagID: html.TAG_ID): number;
   indexOfTopmostOf(tagIDs: readonly html.TAG_ID[]): number;
   _indexOf(element: unknown): number;
+  /** Open template elements (parse5 counts them as it pushes and pops). */
+  tmplCount: number;
 }
 
 const NUMBERED_HEADERS: readonly html.TAG_ID[] = [$.H1, $.H2, $.H3, $.H4, $.H5, $.H6];
@@ -444,43 +446,80 @@ const TABLE_BODIES: readonly html.TAG_ID[] = [$.TBODY, $.THEAD, $.TFOOT];
  * keeps the `<style>` in the `<svg>`); `</p>` in a select inserts an empty `<p>` there.
  * NOTE: wraps methods of parse5's stack instance (an element above the open select is out of scope).
  */
-function selectIsAScopeBoundary(stack: unknown): void {
+function selectIsAScopeBoundary(stack: unknown): ScopeGuards {
   const s = stack as ScopeInternals;
-  // (Most documents have no select open: then the wrappers cost one lookup.)
-  const within = (target: number): boolean => target === -1 || s.indexOfTopmost($.SELECT) <= target;
+  // Most documents have no select (or template) open: then parse5's own methods run, unwrapped. The wrappers
+  // are put in place at a select (template) start tag, and taken away when a look finds none open.
   const hasInScope = s.hasInScope;
   const hasInListItemScope = s.hasInListItemScope;
   const hasInButtonScope = s.hasInButtonScope;
   const hasNumberedHeaderInScope = s.hasNumberedHeaderInScope;
-  s.hasInScope = function (this: ScopeInternals, tagName, element) {
-    if (this.indexOfTopmost($.SELECT) === -1) return hasInScope.call(this, tagName, element);
-    return hasInScope.call(this, tagName, element) && within(element === undefined || element === null ? this.indexOfTopmost(tagName) : this._indexOf(element));
+  const selectTop = (): number => {
+    const top = s.indexOfTopmost($.SELECT);
+    if (top === -1) guardSelect(false);
+    return top;
   };
-  s.hasInListItemScope = function (this: ScopeInternals, tagName) {
-    if (this.indexOfTopmost($.SELECT) === -1) return hasInListItemScope.call(this, tagName);
-    return hasInListItemScope.call(this, tagName) && within(this.indexOfTopmost(tagName));
+  /** Whether the element at `target` is not above the topmost open select. */
+  const within = (select: number, target: number): boolean => target === -1 || select <= target;
+  const selectHasInScope = function (this: ScopeInternals, tagName: html.TAG_ID, element?: unknown): boolean {
+    if (!hasInScope.call(this, tagName, element)) return false;
+    const select = selectTop();
+    return select === -1 || within(select, element === undefined || element === null ? this.indexOfTopmost(tagName) : this._indexOf(element));
   };
-  s.hasInButtonScope = function (this: ScopeInternals, tagName) {
-    if (this.indexOfTopmost($.SELECT) === -1) return hasInButtonScope.call(this, tagName);
-    return hasInButtonScope.call(this, tagName) && within(this.indexOfTopmost(tagName));
+  const selectHasInListItemScope = function (this: ScopeInternals, tagName: html.TAG_ID): boolean {
+    if (!hasInListItemScope.call(this, tagName)) return false;
+    const select = selectTop();
+    return select === -1 || within(select, this.indexOfTopmost(tagName));
   };
-  s.hasNumberedHeaderInScope = function (this: ScopeInternals) {
-    return hasNumberedHeaderInScope.call(this) && within(this.indexOfTopmostOf(NUMBERED_HEADERS));
+  const selectHasInButtonScope = function (this: ScopeInternals, tagName: html.TAG_ID): boolean {
+    if (!hasInButtonScope.call(this, tagName)) return false;
+    const select = selectTop();
+    return select === -1 || within(select, this.indexOfTopmost(tagName));
+  };
+  const selectHasNumberedHeaderInScope = function (this: ScopeInternals): boolean {
+    if (!hasNumberedHeaderInScope.call(this)) return false;
+    const select = selectTop();
+    return select === -1 || within(select, this.indexOfTopmostOf(NUMBERED_HEADERS));
+  };
+  const guardSelect = (on: boolean): void => {
+    s.hasInScope = on ? selectHasInScope : hasInScope;
+    s.hasInListItemScope = on ? selectHasInListItemScope : hasInListItemScope;
+    s.hasInButtonScope = on ? selectHasInButtonScope : hasInButtonScope;
+    s.hasNumberedHeaderInScope = on ? selectHasNumberedHeaderInScope : hasNumberedHeaderInScope;
   };
   // "Has an element in table scope": html, table and template bound it
   // (https://html.spec.whatwg.org/multipage/parsing.html#has-an-element-in-table-scope). parse5 8.1's indexed
   // stack looks only at the topmost table and html, so a table below an open <template> counted as in scope:
-  // `<table><template><td></td><table>` closed the template (Chromium 153 ignores the <table>).
+  // `<table><template><td></td><table>` closed the template (Chromium 153 ignores the <table>). (parse5 counts
+  // open templates: with none, its answer stands.)
   const hasInTableScope = s.hasInTableScope;
   const hasTableBodyContextInTableScope = s.hasTableBodyContextInTableScope;
-  const belowTemplate = (target: number): boolean => target === -1 || s.indexOfTopmost($.TEMPLATE) <= target;
-  s.hasInTableScope = function (this: ScopeInternals, tagName) {
-    if (this.indexOfTopmost($.TEMPLATE) === -1) return hasInTableScope.call(this, tagName);
+  const belowTemplate = (target: number): boolean => {
+    if (s.tmplCount === 0) {
+      guardTemplate(false);
+      return true;
+    }
+    return target === -1 || s.indexOfTopmost($.TEMPLATE) <= target;
+  };
+  const templateHasInTableScope = function (this: ScopeInternals, tagName: html.TAG_ID): boolean {
     return hasInTableScope.call(this, tagName) && belowTemplate(this.indexOfTopmost(tagName));
   };
-  s.hasTableBodyContextInTableScope = function (this: ScopeInternals) {
+  const templateHasTableBodyContextInTableScope = function (this: ScopeInternals): boolean {
     return hasTableBodyContextInTableScope.call(this) && belowTemplate(this.indexOfTopmostOf(TABLE_BODIES));
   };
+  const guardTemplate = (on: boolean): void => {
+    s.hasInTableScope = on ? templateHasInTableScope : hasInTableScope;
+    s.hasTableBodyContextInTableScope = on ? templateHasTableBodyContextInTableScope : hasTableBodyContextInTableScope;
+  };
+  guardSelect(false);
+  guardTemplate(false);
+  return { select: () => guardSelect(true), template: () => guardTemplate(true) };
+}
+
+/** Puts the scope wrappers of selectIsAScopeBoundary in place: at a select, at a template start tag. */
+interface ScopeGuards {
+  select(): void;
+  template(): void;
 }
 
 /** Insertion modes before a body exists. */
@@ -490,18 +529,13 @@ const BEFORE_BODY: ReadonlySet<InsertionMode> = new Set([InsertionMode.INITIAL, 
 export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> {
   /** The outermost template opened before the body, and frameset-ok as it was then. */
   private headTemplate: { element: unknown; framesetOk: boolean } | null = null;
-  /** The insertion mode when a select element was inserted (parse5 8.1 then switches to "in select"), or -1. */
-  private modeAtSelect: InsertionMode | -1 = -1;
+  private readonly scopeGuards: ScopeGuards;
 
   constructor(options?: ConstructorParameters<typeof Parser<T>>[0]) {
     super(options);
-    selectIsAScopeBoundary(this.openElements);
+    this.scopeGuards = selectIsAScopeBoundary(this.openElements);
   }
 
-  override _insertElement(token: Token.TagToken, namespaceURI: html.NS): void {
-    if (token.tagID === $.SELECT && namespaceURI === NS.HTML) this.modeAtSelect = this.insertionMode;
-    super._insertElement(token, namespaceURI);
-  }
 
   /**
    * https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody, "A start tag whose tag name is
@@ -512,6 +546,7 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
    * after the select.
    */
   override _startTagOutsideForeignContent(token: Token.TagToken): void {
+    if (token.tagID === $.TEMPLATE) this.scopeGuards.template();
     if (token.tagID === $.FORM && this.openElements.tmplCount > 0 && (this.insertionMode === InsertionMode.IN_TABLE || this.insertionMode === InsertionMode.IN_TABLE_BODY || this.insertionMode === InsertionMode.IN_ROW)) {
       // "In table", a form start tag: the standard ignores it when a template is open; Chromium 153 (Blink's
       // ProcessStartTagForInTable) ignores it only when the form element pointer is set outside a template,
@@ -536,12 +571,13 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
         // (Popping a select changes no insertion mode: it never selected one.)
         if (token.tagID === $.SELECT) return;
       }
+      if (token.tagID === $.SELECT) this.scopeGuards.select();
       super._startTagOutsideForeignContent(token);
-      // A select start tag selects no insertion mode (parse5 8.1's selectStartTagInBody picks "in select").
-      if (this.modeAtSelect !== -1) {
-        if (this.insertionMode === InsertionMode.IN_SELECT || this.insertionMode === InsertionMode.IN_SELECT_IN_TABLE) this.insertionMode = this.modeAtSelect;
-        this.modeAtSelect = -1;
-      }
+      // A select start tag selects no insertion mode; parse5 8.1's selectStartTagInBody picks "in select" when it
+      // ran "in body", and "in select in table" when it ran in a table mode (in table, in table body, in row, in
+      // cell, in caption), each of which is what the stack below the select resets to.
+      if (this.insertionMode === InsertionMode.IN_SELECT) this.insertionMode = InsertionMode.IN_BODY;
+      else if (this.insertionMode === InsertionMode.IN_SELECT_IN_TABLE) this._resetInsertionModeForSelect(this.openElements.indexOfTopmost($.SELECT));
       return;
     }
     super._startTagOutsideForeignContent(token);
