@@ -22,8 +22,9 @@
  * tree construction as of the snapshot pinned in ../shared/reference (HTML source 508a037, 2026-08-21), which
  * includes customizable <select> (whatwg/html#10548). parse5 8.1.1's tree builder runs, with its divergences
  * overridden here, each citing the step:
- * 1. "in select" / "in select in table" are gone: a select's content is parsed in body (ModernSelectParser.
- *    enterSelectBody); a select in a table part still closes on the table's own tags.
+ * 1. "in select" / "in select in table" are gone: a select start tag selects no insertion mode, so its content
+ *    is parsed in the mode it was opened in — "in body", or a table mode whose own tags close it through "clear
+ *    the stack back to a table context" (ModernSelectParser, bodyRulesApply).
  * 2. In body, a <select> or <input> start tag with a select in scope pops the select (the nested select is
  *    dropped); </select> pops to the select through other elements; resetting the insertion mode has no select
  *    step (_resetInsertionModeForSelect takes the mode below it).
@@ -161,6 +162,8 @@ function withAttributeLocationsFor(tokenizer: Tokenizer, keep: (name: string) =>
 
 /** The parts of parse5's Tokenizer (8.1) and Preprocessor that `withFastRuns` reads and moves. */
 interface RunInternals {
+  /** The tree builder. */
+  handler: { insertionMode: InsertionMode };
   currentCharacterToken: { type: Token.TokenType } | null;
   runStart: number;
   runEnd: number;
@@ -242,6 +245,8 @@ function withFastRuns(tokenizer: Tokenizer): void {
 function skipRun(t: RunInternals, table: Uint8Array, text: boolean): void {
   const p = t.preprocessor;
   if (p.skipNextNewLine) return; // a CR was read as LF: the LF after it must still be dropped by advance()
+  // "After after frameset" tells whitespace from other characters (fast-tokenizer.ts, `classified`): parse5 steps.
+  if (text && t.handler.insertionMode === InsertionMode.AFTER_AFTER_FRAMESET) return;
   const source = p.html;
   const from = p.pos + 1;
   const length = source.length;
@@ -383,16 +388,36 @@ const stackOnlyAdapter: TreeAdapter<StackOnlyMap> = {
 
 /**
  * The select parsing of the HTML standard since customizable `<select>` (https://github.com/whatwg/html/pull/10548),
- * which Chromium ships and html5lib-tests expect: a `<select>` selects no insertion mode, so its content is
- * parsed "in body": `<style>`, `<textarea>`, `<svg>`… inside it are elements, read as raw text or foreign
- * content. parse5 8.1 still has the "in select" modes, in which they are ignored or read as text.
- * `ModernSelectParser` leaves "in select" for "in body" before each token. A select opened in a table (foster
- * parented, or in a cell of a template's table) keeps parse5's "in select in table" for the table's own tags
- * (caption, table, tbody, tfoot, thead, tr, td, th close the select and are reprocessed), and parses every other
- * token "in body" too (Chromium 153: `<table><tr><select><form action=x><td>` puts the form in the select and
- * the td in the row).
+ * which Chromium ships and html5lib-tests expect: "in select" and "in select in table" are gone, and a `<select>`
+ * start tag ("in body": reconstruct, insert, frameset-ok "not ok") leaves the insertion mode as it was. Its content
+ * is parsed by the mode it was opened in: "in body" (`<style>`, `<textarea>`, `<svg>`… inside it are elements,
+ * read as raw text or foreign content; parse5 8.1 ignores them or reads them as text), or, for a select opened in
+ * a table part, "in table" / "in table body" / "in row" / "in cell" / "in caption", whose own tags close it
+ * through "clear the stack back to a table context" and the like (Chromium 153: `<table><select><col href=x>`
+ * puts a colgroup and the col in the table, `<table><select><marquee><select><tr>` the tr in a tbody), and whose
+ * "anything else" runs the "in body" rules for everything else.
  */
-const SELECT_IN_TABLE_TAGS: ReadonlySet<html.TAG_ID> = new Set([$.CAPTION, $.TABLE, $.TBODY, $.TFOOT, $.THEAD, $.TR, $.TD, $.TH]);
+/** Insertion modes in which a select start tag, a non-hidden input start tag or a select end tag gets to the "in body" rules. */
+function bodyRulesApply(mode: InsertionMode): boolean {
+  switch (mode) {
+    case InsertionMode.IN_BODY:
+    case InsertionMode.IN_CELL:
+    case InsertionMode.IN_CAPTION:
+    case InsertionMode.IN_TABLE:
+    case InsertionMode.IN_TABLE_BODY:
+    case InsertionMode.IN_ROW:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Whether "in table" (and the modes that defer to it) inserts an input start tag itself: type=hidden. */
+function tableModeInsertsInput(mode: InsertionMode, token: Token.TagToken): boolean {
+  if (mode !== InsertionMode.IN_TABLE && mode !== InsertionMode.IN_TABLE_BODY && mode !== InsertionMode.IN_ROW) return false;
+  const type = Token.getTokenAttr(token, 'type');
+  return type !== null && type.toLowerCase() === 'hidden';
+}
 
 /** The parts of parse5 8.1's OpenElementStack that `selectIsAScopeBoundary` wraps and reads. */
 interface ScopeInternals {
@@ -405,6 +430,8 @@ interface ScopeInternals {
   indexOfTopmost(tagID: html.TAG_ID): number;
   indexOfTopmostOf(tagIDs: readonly html.TAG_ID[]): number;
   _indexOf(element: unknown): number;
+  /** Open template elements (parse5 counts them as it pushes and pops). */
+  tmplCount: number;
 }
 
 const NUMBERED_HEADERS: readonly html.TAG_ID[] = [$.H1, $.H2, $.H3, $.H4, $.H5, $.H6];
@@ -419,83 +446,97 @@ const TABLE_BODIES: readonly html.TAG_ID[] = [$.TBODY, $.THEAD, $.TFOOT];
  * keeps the `<style>` in the `<svg>`); `</p>` in a select inserts an empty `<p>` there.
  * NOTE: wraps methods of parse5's stack instance (an element above the open select is out of scope).
  */
-function selectIsAScopeBoundary(stack: unknown): void {
+function selectIsAScopeBoundary(stack: unknown): ScopeGuards {
   const s = stack as ScopeInternals;
-  // (Most documents have no select open: then the wrappers cost one lookup.)
-  const within = (target: number): boolean => target === -1 || s.indexOfTopmost($.SELECT) <= target;
+  // Most documents have no select (or template) open: then parse5's own methods run, unwrapped. The wrappers
+  // are put in place at a select (template) start tag, and taken away when a look finds none open.
   const hasInScope = s.hasInScope;
   const hasInListItemScope = s.hasInListItemScope;
   const hasInButtonScope = s.hasInButtonScope;
   const hasNumberedHeaderInScope = s.hasNumberedHeaderInScope;
-  s.hasInScope = function (this: ScopeInternals, tagName, element) {
-    if (this.indexOfTopmost($.SELECT) === -1) return hasInScope.call(this, tagName, element);
-    return hasInScope.call(this, tagName, element) && within(element === undefined || element === null ? this.indexOfTopmost(tagName) : this._indexOf(element));
+  const selectTop = (): number => {
+    const top = s.indexOfTopmost($.SELECT);
+    if (top === -1) guardSelect(false);
+    return top;
   };
-  s.hasInListItemScope = function (this: ScopeInternals, tagName) {
-    if (this.indexOfTopmost($.SELECT) === -1) return hasInListItemScope.call(this, tagName);
-    return hasInListItemScope.call(this, tagName) && within(this.indexOfTopmost(tagName));
+  /** Whether the element at `target` is not above the topmost open select. */
+  const within = (select: number, target: number): boolean => target === -1 || select <= target;
+  const selectHasInScope = function (this: ScopeInternals, tagName: html.TAG_ID, element?: unknown): boolean {
+    if (!hasInScope.call(this, tagName, element)) return false;
+    const select = selectTop();
+    return select === -1 || within(select, element === undefined || element === null ? this.indexOfTopmost(tagName) : this._indexOf(element));
   };
-  s.hasInButtonScope = function (this: ScopeInternals, tagName) {
-    if (this.indexOfTopmost($.SELECT) === -1) return hasInButtonScope.call(this, tagName);
-    return hasInButtonScope.call(this, tagName) && within(this.indexOfTopmost(tagName));
+  const selectHasInListItemScope = function (this: ScopeInternals, tagName: html.TAG_ID): boolean {
+    if (!hasInListItemScope.call(this, tagName)) return false;
+    const select = selectTop();
+    return select === -1 || within(select, this.indexOfTopmost(tagName));
   };
-  s.hasNumberedHeaderInScope = function (this: ScopeInternals) {
-    return hasNumberedHeaderInScope.call(this) && within(this.indexOfTopmostOf(NUMBERED_HEADERS));
+  const selectHasInButtonScope = function (this: ScopeInternals, tagName: html.TAG_ID): boolean {
+    if (!hasInButtonScope.call(this, tagName)) return false;
+    const select = selectTop();
+    return select === -1 || within(select, this.indexOfTopmost(tagName));
+  };
+  const selectHasNumberedHeaderInScope = function (this: ScopeInternals): boolean {
+    if (!hasNumberedHeaderInScope.call(this)) return false;
+    const select = selectTop();
+    return select === -1 || within(select, this.indexOfTopmostOf(NUMBERED_HEADERS));
+  };
+  const guardSelect = (on: boolean): void => {
+    s.hasInScope = on ? selectHasInScope : hasInScope;
+    s.hasInListItemScope = on ? selectHasInListItemScope : hasInListItemScope;
+    s.hasInButtonScope = on ? selectHasInButtonScope : hasInButtonScope;
+    s.hasNumberedHeaderInScope = on ? selectHasNumberedHeaderInScope : hasNumberedHeaderInScope;
   };
   // "Has an element in table scope": html, table and template bound it
   // (https://html.spec.whatwg.org/multipage/parsing.html#has-an-element-in-table-scope). parse5 8.1's indexed
   // stack looks only at the topmost table and html, so a table below an open <template> counted as in scope:
-  // `<table><template><td></td><table>` closed the template (Chromium 153 ignores the <table>).
+  // `<table><template><td></td><table>` closed the template (Chromium 153 ignores the <table>). (parse5 counts
+  // open templates: with none, its answer stands.)
   const hasInTableScope = s.hasInTableScope;
   const hasTableBodyContextInTableScope = s.hasTableBodyContextInTableScope;
-  const belowTemplate = (target: number): boolean => target === -1 || s.indexOfTopmost($.TEMPLATE) <= target;
-  s.hasInTableScope = function (this: ScopeInternals, tagName) {
-    if (this.indexOfTopmost($.TEMPLATE) === -1) return hasInTableScope.call(this, tagName);
+  const belowTemplate = (target: number): boolean => {
+    if (s.tmplCount === 0) {
+      guardTemplate(false);
+      return true;
+    }
+    return target === -1 || s.indexOfTopmost($.TEMPLATE) <= target;
+  };
+  const templateHasInTableScope = function (this: ScopeInternals, tagName: html.TAG_ID): boolean {
     return hasInTableScope.call(this, tagName) && belowTemplate(this.indexOfTopmost(tagName));
   };
-  s.hasTableBodyContextInTableScope = function (this: ScopeInternals) {
+  const templateHasTableBodyContextInTableScope = function (this: ScopeInternals): boolean {
     return hasTableBodyContextInTableScope.call(this) && belowTemplate(this.indexOfTopmostOf(TABLE_BODIES));
   };
+  const guardTemplate = (on: boolean): void => {
+    s.hasInTableScope = on ? templateHasInTableScope : hasInTableScope;
+    s.hasTableBodyContextInTableScope = on ? templateHasTableBodyContextInTableScope : hasTableBodyContextInTableScope;
+  };
+  guardSelect(false);
+  guardTemplate(false);
+  return { select: () => guardSelect(true), template: () => guardTemplate(true) };
+}
+
+/** Puts the scope wrappers of selectIsAScopeBoundary in place: at a select, at a template start tag. */
+interface ScopeGuards {
+  select(): void;
+  template(): void;
 }
 
 /** Insertion modes before a body exists. */
 const BEFORE_BODY: ReadonlySet<InsertionMode> = new Set([InsertionMode.INITIAL, InsertionMode.BEFORE_HTML, InsertionMode.BEFORE_HEAD, InsertionMode.IN_HEAD, InsertionMode.AFTER_HEAD]);
 
-/** Insertion modes whose start and end tags for `select` and `input` are handled by the "in body" rules. */
-function bodyRulesApply(mode: InsertionMode): boolean {
-  return mode === InsertionMode.IN_BODY || mode === InsertionMode.IN_CELL || mode === InsertionMode.IN_CAPTION;
-}
-
-/** parse5's Parser with the select parsing of the current standard (see SELECT_IN_TABLE_TAGS). */
+/** parse5's Parser with the select parsing of the current standard (see bodyRulesApply). */
 export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> {
-  /** The select whose content the current token is parsed "in body" for, instead of "in select in table". */
-  private selectInTable: unknown = null;
   /** The outermost template opened before the body, and frameset-ok as it was then. */
   private headTemplate: { element: unknown; framesetOk: boolean } | null = null;
+  private readonly scopeGuards: ScopeGuards;
 
   constructor(options?: ConstructorParameters<typeof Parser<T>>[0]) {
     super(options);
-    selectIsAScopeBoundary(this.openElements);
+    this.scopeGuards = selectIsAScopeBoundary(this.openElements);
   }
 
-  /** Before a token: "in select" is "in body"; "in select in table" too, but for the table's own tags. */
-  private enterSelectBody(token: Token.TagToken | null): void {
-    if (this.insertionMode !== InsertionMode.IN_SELECT && this.insertionMode !== InsertionMode.IN_SELECT_IN_TABLE) return;
-    if (this.insertionMode === InsertionMode.IN_SELECT) this.insertionMode = InsertionMode.IN_BODY;
-    else if (this.insertionMode === InsertionMode.IN_SELECT_IN_TABLE) {
-      if (token !== null && SELECT_IN_TABLE_TAGS.has(token.tagID)) return;
-      this.selectInTable = this.openElements.items[this.openElements.indexOfTopmost($.SELECT)] ?? null;
-      this.insertionMode = InsertionMode.IN_BODY;
-    }
-  }
 
-  /** After it: back to "in select in table" while that select is open and nothing chose another mode. */
-  private leaveSelectBody(): void {
-    const select = this.selectInTable;
-    if (select === null) return;
-    this.selectInTable = null;
-    if (select !== null && this.insertionMode === InsertionMode.IN_BODY && this.openElements.contains(select as T['element'])) this.insertionMode = InsertionMode.IN_SELECT_IN_TABLE;
-  }
   /**
    * https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody, "A start tag whose tag name is
    * "select"": if the stack of open elements has a select element in scope, parse error; pop elements until a
@@ -505,7 +546,7 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
    * after the select.
    */
   override _startTagOutsideForeignContent(token: Token.TagToken): void {
-    this.enterSelectBody(token);
+    if (token.tagID === $.TEMPLATE) this.scopeGuards.template();
     if (token.tagID === $.FORM && this.openElements.tmplCount > 0 && (this.insertionMode === InsertionMode.IN_TABLE || this.insertionMode === InsertionMode.IN_TABLE_BODY || this.insertionMode === InsertionMode.IN_ROW)) {
       // "In table", a form start tag: the standard ignores it when a template is open; Chromium 153 (Blink's
       // ProcessStartTagForInTable) ignores it only when the form element pointer is set outside a template,
@@ -523,10 +564,21 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
       if (this.headTemplate === null) this.headTemplate = { element: this.openElements.current, framesetOk };
       return;
     }
-    if ((token.tagID === $.SELECT || token.tagID === $.INPUT) && bodyRulesApply(this.insertionMode) && this.openElements.hasInScope($.SELECT)) {
-      this.openElements.popUntilTagNamePopped($.SELECT);
-      this._resetInsertionMode();
-      if (token.tagID === $.SELECT) return;
+    if (token.tagID === $.SELECT || token.tagID === $.INPUT) {
+      const mode = this.insertionMode;
+      if (bodyRulesApply(mode) && !(token.tagID === $.INPUT && tableModeInsertsInput(mode, token)) && this.openElements.hasInScope($.SELECT)) {
+        this.openElements.popUntilTagNamePopped($.SELECT);
+        // (Popping a select changes no insertion mode: it never selected one.)
+        if (token.tagID === $.SELECT) return;
+      }
+      if (token.tagID === $.SELECT) this.scopeGuards.select();
+      super._startTagOutsideForeignContent(token);
+      // A select start tag selects no insertion mode; parse5 8.1's selectStartTagInBody picks "in select" when it
+      // ran "in body", and "in select in table" when it ran in a table mode (in table, in table body, in row, in
+      // cell, in caption), each of which is what the stack below the select resets to.
+      if (this.insertionMode === InsertionMode.IN_SELECT) this.insertionMode = InsertionMode.IN_BODY;
+      else if (this.insertionMode === InsertionMode.IN_SELECT_IN_TABLE) this._resetInsertionModeForSelect(this.openElements.indexOfTopmost($.SELECT));
+      return;
     }
     super._startTagOutsideForeignContent(token);
   }
@@ -537,7 +589,6 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
    * special element such as a `<div>` inside the select, leaving an `<svg>` in it open: Chromium closes it.)
    */
   override _endTagOutsideForeignContent(token: Token.TagToken): void {
-    this.enterSelectBody(token);
     const head = this.headTemplate;
     if (token.tagID === $.TEMPLATE && head !== null) {
       super._endTagOutsideForeignContent(token);
@@ -548,20 +599,17 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
       return;
     }
     if (token.tagID === $.SELECT && bodyRulesApply(this.insertionMode)) {
-      if (this.openElements.hasInScope($.SELECT)) {
-        this.openElements.popUntilTagNamePopped($.SELECT);
-        this._resetInsertionMode();
-      }
+      if (this.openElements.hasInScope($.SELECT)) this.openElements.popUntilTagNamePopped($.SELECT);
       return;
     }
     super._endTagOutsideForeignContent(token);
   }
 
   /**
-   * "Reset the insertion mode appropriately" has no select step any more (whatwg/html#10548): the mode comes
-   * from the elements below the select (`<template><th><select><template></template><td>`: "in cell", so the
-   * `<td>` closes the cell, as in Chromium 153). Below a table part, "in select in table" is kept for the
-   * table's own tags (see enterSelectBody).
+   * "Reset the insertion mode appropriately" has no select step any more (whatwg/html#10548): parse5 8.1 stops
+   * at the topmost select; the standard's loop goes on down the stack (`<template><th><select><template></template><td>`:
+   * "in cell", so the `<td>` closes the cell, as in Chromium 153).
+   * https://html.spec.whatwg.org/multipage/parsing.html#reset-the-insertion-mode-appropriately
    */
   override _resetInsertionModeForSelect(selectIdx: number): void {
     const { items, tagIDs } = this.openElements;
@@ -570,76 +618,46 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
       switch (tagIDs[i]) {
         case $.TD:
         case $.TH:
+          if (i === 0) break;
           this.insertionMode = InsertionMode.IN_CELL;
+          return;
+        case $.TR:
+          this.insertionMode = InsertionMode.IN_ROW;
+          return;
+        case $.TBODY:
+        case $.THEAD:
+        case $.TFOOT:
+          this.insertionMode = InsertionMode.IN_TABLE_BODY;
           return;
         case $.CAPTION:
           this.insertionMode = InsertionMode.IN_CAPTION;
           return;
-        case $.TR:
-        case $.TBODY:
-        case $.THEAD:
-        case $.TFOOT:
+        case $.COLGROUP:
+          this.insertionMode = InsertionMode.IN_COLUMN_GROUP;
+          return;
         case $.TABLE:
-          this.insertionMode = InsertionMode.IN_SELECT_IN_TABLE;
+          this.insertionMode = InsertionMode.IN_TABLE;
           return;
         case $.TEMPLATE:
           this.insertionMode = this.tmplInsertionModeStack[this.tmplInsertionModeStack.length - 1]!;
           return;
+        case $.HEAD:
+          if (i === 0) break;
+          this.insertionMode = InsertionMode.IN_HEAD;
+          return;
         case $.BODY:
           this.insertionMode = InsertionMode.IN_BODY;
+          return;
+        case $.FRAMESET:
+          this.insertionMode = InsertionMode.IN_FRAMESET;
+          return;
+        case $.HTML:
+          this.insertionMode = this.headElement ? InsertionMode.AFTER_HEAD : InsertionMode.BEFORE_HEAD;
           return;
         default:
       }
     }
     this.insertionMode = InsertionMode.IN_BODY;
-  }
-
-  override onStartTag(token: Token.TagToken): void {
-    this.enterSelectBody(token);
-    super.onStartTag(token);
-    this.leaveSelectBody();
-  }
-
-  override onEndTag(token: Token.TagToken): void {
-    this.enterSelectBody(token);
-    super.onEndTag(token);
-    this.leaveSelectBody();
-  }
-
-  override onCharacter(token: Token.CharacterToken): void {
-    this.enterSelectBody(null);
-    super.onCharacter(token);
-    this.leaveSelectBody();
-  }
-
-  override onNullCharacter(token: Token.CharacterToken): void {
-    this.enterSelectBody(null);
-    super.onNullCharacter(token);
-    this.leaveSelectBody();
-  }
-
-  override onWhitespaceCharacter(token: Token.CharacterToken): void {
-    this.enterSelectBody(null);
-    super.onWhitespaceCharacter(token);
-    this.leaveSelectBody();
-  }
-
-  override onComment(token: Token.CommentToken): void {
-    this.enterSelectBody(null);
-    super.onComment(token);
-    this.leaveSelectBody();
-  }
-
-  override onDoctype(token: Token.DoctypeToken): void {
-    this.enterSelectBody(null);
-    super.onDoctype(token);
-    this.leaveSelectBody();
-  }
-
-  override onEof(token: Token.EOFToken): void {
-    this.enterSelectBody(null);
-    super.onEof(token);
-    this.leaveSelectBody();
   }
 }
 
