@@ -66,7 +66,8 @@ describe.skipIf(reason !== null)('Slurm job array (one node, 127.0.0.1)', () => 
       ...readdirSync(join(PROJECT_DIR, 'node_modules/htmlparser-benchmark/files')).sort().slice(0, 8).map((f) => join(PROJECT_DIR, 'node_modules/htmlparser-benchmark/files', f)),
     ];
     // WARC and ARC files once this build rewrites them (src/warc plugged into src/batch/rewriters.ts).
-    if (STREAM_REWRITERS.warc !== undefined) files.push(...corpus('warc/pywb', /^example\.(warc|warc\.gz|arc)$/, 3));
+    // (Not pywb/example.warc: its Content-Length is 7 bytes short, a damaged crawl, which a batch reports failed, 65.)
+    if (STREAM_REWRITERS.warc !== undefined) files.push(...corpus('warc/pywb', /^example\.(warc\.gz|arc)$/, 2));
     const lines = [...files];
     lines.splice(1, 0, `${origin}/flaky.html`); // index 1: shard 1 of 3
     const manifest = join(root, 'manifest.txt');
