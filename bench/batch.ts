@@ -68,7 +68,7 @@ export async function batchBench(say: (line: string) => void): Promise<void> {
   let warcs = 0;
   if (STREAM_REWRITERS.warc !== undefined) {
     const dir = join(root, '..', 'shared', 'corpus', 'warc', 'pywb');
-    for (const f of ['example.warc.gz', 'example.warc', 'iana.warc.gz', 'example.arc.gz']) {
+    for (const f of ['example.warc.gz', 'example.arc', 'iana.warc.gz', 'example.arc.gz']) {
       if (!existsSync(join(dir, f))) continue;
       lines.push(join(dir, f));
       bytes += readFileSync(join(dir, f)).length;
