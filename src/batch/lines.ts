@@ -4,35 +4,18 @@
  */
 import type { Readable } from 'node:stream';
 import { AbsError } from '../errors.ts';
+import { boundedLines } from '../http/url-list.ts';
 import { BATCH_LIMITS } from '../limits.ts';
 
-/** Every line (without its CR LF or LF); the last one even with no line feed after it. */
+/** Every line (without its CR LF or LF); the last one even with no line feed after it. A line longer than
+ * `maxLineBytes` is an error (a manifest names inputs: a line lost would be an input silently left out). */
 export async function* readLines(source: Readable | AsyncIterable<Buffer | string>, what: string, maxLineBytes: number = BATCH_LIMITS.maxLineBytes): AsyncGenerator<string> {
-  let carry: Buffer[] = [];
-  let carried = 0;
   let lineNumber = 0;
-  const take = (end: Buffer): string => {
-    const bytes = carry.length === 0 ? end : Buffer.concat([...carry, end]);
-    carry = [];
-    carried = 0;
+  for await (const l of boundedLines(source, maxLineBytes)) {
     lineNumber++;
-    const text = bytes.toString('utf8');
-    return text.endsWith('\r') ? text.slice(0, -1) : text;
-  };
-  for await (const chunk of source) {
-    let buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    for (let nl = buf.indexOf(0x0a); nl !== -1; nl = buf.indexOf(0x0a)) {
-      if (carried + nl > maxLineBytes) throw tooLong(what, lineNumber + 1, maxLineBytes);
-      yield take(buf.subarray(0, nl));
-      buf = buf.subarray(nl + 1);
-    }
-    if (buf.length > 0) {
-      carried += buf.length;
-      if (carried > maxLineBytes) throw tooLong(what, lineNumber + 1, maxLineBytes);
-      carry.push(Buffer.from(buf)); // a copy: the chunk's memory may be reused by the stream
-    }
+    if ('tooLong' in l) throw tooLong(what, lineNumber, maxLineBytes);
+    yield l.bytes.toString('utf8');
   }
-  if (carried > 0) yield take(Buffer.alloc(0));
 }
 
 function tooLong(what: string, line: number, limit: number): AbsError {

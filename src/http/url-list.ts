@@ -15,72 +15,73 @@ export type UrlListEntry =
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The entries of `source`, in order; `line` counts from 1 over every line of the file. */
-export async function* readUrlList(source: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number = BATCH_LIMITS.maxLineBytes): AsyncGenerator<UrlListEntry> {
+/**
+ * The lines of `source` as bytes, without their LF or CR LF; the last one even with no line feed after it. At
+ * most `maxLineBytes` of one line is held: a longer line is counted as it arrives, not kept, and comes out as
+ * `{ tooLong: N }` (its length) at its line feed. The one line reader of the project: URL lists here, manifests
+ * and status files in src/batch/lines.ts.
+ */
+export async function* boundedLines(source: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<{ readonly bytes: Buffer } | { readonly tooLong: number }> {
   let carry: Buffer[] = [];
   let carried = 0;
   /** The line being read is over the limit: its bytes are counted, not kept, until its line feed. */
   let skipping = false;
   let skipped = 0;
-  let lineNumber = 0;
-  const entry = (bytes: Buffer): UrlListEntry | null => {
-    lineNumber++;
-    let text: string;
-    try {
-      text = utf8.decode(bytes);
-    } catch {
-      return { line: lineNumber, code: 'ABS_ERR_INPUT', reason: `line ${lineNumber} is not UTF-8 text` };
-    }
-    text = text.trim();
-    if (text === '' || text.startsWith('#')) return null;
-    return { line: lineNumber, url: text };
-  };
-  const tooLong = (): UrlListEntry => {
-    lineNumber++;
-    const e: UrlListEntry = { line: lineNumber, code: 'ABS_ERR_LIMIT', reason: `line ${lineNumber} is ${skipped} bytes, longer than ${maxLineBytes} (BATCH_LIMITS.maxLineBytes): skipped` };
-    skipping = false;
-    skipped = 0;
-    return e;
+  const overflow = (more: number): void => {
+    if (skipping || carried + more <= maxLineBytes) return;
+    skipping = true;
+    skipped = carried;
+    carry = [];
+    carried = 0;
   };
   for await (const chunk of source) {
     let buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (let nl = buf.indexOf(0x0a); nl !== -1; nl = buf.indexOf(0x0a)) {
       const piece = buf.subarray(0, nl);
       buf = buf.subarray(nl + 1);
-      if (!skipping && carried + piece.length > maxLineBytes) {
-        skipping = true;
-        skipped = carried;
-        carry = [];
-        carried = 0;
-      }
+      overflow(piece.length);
       if (skipping) {
-        skipped += piece.length;
-        yield tooLong();
+        yield { tooLong: skipped + piece.length };
+        skipping = false;
+        skipped = 0;
         continue;
       }
       const bytes = carry.length === 0 ? piece : Buffer.concat([...carry, piece]);
       carry = [];
       carried = 0;
-      const e = entry(withoutCr(bytes));
-      if (e !== null) yield e;
+      yield { bytes: withoutCr(bytes) };
     }
     if (buf.length === 0) continue;
-    if (!skipping && carried + buf.length > maxLineBytes) {
-      skipping = true;
-      skipped = carried;
-      carry = [];
-      carried = 0;
-    }
+    overflow(buf.length);
     if (skipping) skipped += buf.length;
     else {
       carry.push(Buffer.from(buf)); // a copy: the chunk's memory may be reused by the stream
       carried += buf.length;
     }
   }
-  if (skipping) yield tooLong();
-  else if (carried > 0) {
-    const e = entry(withoutCr(Buffer.concat(carry)));
-    if (e !== null) yield e;
+  if (skipping) yield { tooLong: skipped };
+  else if (carried > 0) yield { bytes: withoutCr(Buffer.concat(carry)) };
+}
+
+/** The entries of `source`, in order; `line` counts from 1 over every line of the file. */
+export async function* readUrlList(source: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number = BATCH_LIMITS.maxLineBytes): AsyncGenerator<UrlListEntry> {
+  let lineNumber = 0;
+  for await (const l of boundedLines(source, maxLineBytes)) {
+    lineNumber++;
+    if ('tooLong' in l) {
+      yield { line: lineNumber, code: 'ABS_ERR_LIMIT', reason: `line ${lineNumber} is ${l.tooLong} bytes, longer than ${maxLineBytes} (BATCH_LIMITS.maxLineBytes): skipped` };
+      continue;
+    }
+    let text: string;
+    try {
+      text = utf8.decode(l.bytes);
+    } catch {
+      yield { line: lineNumber, code: 'ABS_ERR_INPUT', reason: `line ${lineNumber} is not UTF-8 text` };
+      continue;
+    }
+    text = text.trim();
+    if (text === '' || text.startsWith('#')) continue;
+    yield { line: lineNumber, url: text };
   }
 }
 
