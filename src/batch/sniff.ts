@@ -12,16 +12,15 @@
  *
  * CSS: no sniffing rule exists for it (a browser takes a stylesheet as one from the link that loads it), so it
  * is CSS by name (`.css`, also before a `?`: `style.css?v=3`) or by content that starts as a stylesheet does
- * (hints.ts, `looksLikeCss`: an at-rule, or a selector and a declaration block).
+ * (src/kinds/sniff.ts, `looksLikeCss`: an at-rule, or a selector and a declaration block).
  */
 import { open } from 'node:fs/promises';
-import { RESOURCE_HEADER_BYTES, sniffsAsHtml } from '../kinds/sniff-html.ts';
-import { looksLikeCss } from '../cli/hints.ts';
+import { RESOURCE_HEADER_BYTES, looksLikeCss, looksLikeText, sniffsAsHtml } from '../kinds/sniff.ts';
 import type { FsPath } from './paths.ts';
 import { typeOfName } from './rewriters.ts';
 import type { DocumentType } from './rewriters.ts';
 
-export { RESOURCE_HEADER_BYTES } from '../kinds/sniff-html.ts';
+export { RESOURCE_HEADER_BYTES } from '../kinds/sniff.ts';
 
 /**
  * Extensions whose files a browser never sniffs as HTML or CSS (their type comes from the name: images, fonts,
@@ -54,24 +53,28 @@ export function isSniffed(name: string): boolean {
 export function sniffDocumentType(header: Uint8Array): 'html' | 'css' | null {
   if (sniffsAsHtml(header, { utf8Bom: true })) return 'html';
   // MIME Sniffing §3: a binary data byte says the bytes are not text.
-  if (header.some((b) => b <= 0x08 || b === 0x0b || (b >= 0x0e && b <= 0x1a) || (b >= 0x1c && b <= 0x1f))) return null;
+  if (!looksLikeText(header)) return null;
   if (looksLikeCss(header)) return 'css';
   return null;
 }
 
-/** Reads a file's resource header and sniffs it; null when it is not HTML or CSS, or cannot be read (the copy says why). */
-export async function sniffFile(path: FsPath): Promise<'html' | 'css' | null> {
-  const header = Buffer.alloc(RESOURCE_HEADER_BYTES);
-  let length = 0;
+/** The first `n` bytes of a file (fewer if it is shorter), or null when it cannot be read (the copy says why). */
+export async function readFilePrefix(path: FsPath, n: number): Promise<Buffer | null> {
+  const prefix = Buffer.alloc(n);
   try {
     const file = await open(path, 'r');
     try {
-      length = (await file.read(header, 0, RESOURCE_HEADER_BYTES, 0)).bytesRead;
+      return prefix.subarray(0, (await file.read(prefix, 0, n, 0)).bytesRead);
     } finally {
       await file.close();
     }
   } catch {
     return null;
   }
-  return sniffDocumentType(header.subarray(0, length));
+}
+
+/** Reads a file's resource header and sniffs it; null when it is not HTML or CSS, or cannot be read (the copy says why). */
+export async function sniffFile(path: FsPath): Promise<'html' | 'css' | null> {
+  const header = await readFilePrefix(path, RESOURCE_HEADER_BYTES);
+  return header === null ? null : sniffDocumentType(header);
 }

@@ -4,7 +4,8 @@
  * (a Maildir's messages have no extension). Printed once per run, after the run, with a stable code:
  * `absolutize: hint [looks-like-css] …` (docs/errors.md, Hints). A missing base has its own warning (`no-base`).
  */
-import { open } from 'node:fs/promises';
+import { readFilePrefix } from '../batch/sniff.ts';
+import { looksLikeCss } from '../kinds/sniff.ts';
 import { basename } from 'node:path';
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
@@ -65,17 +66,6 @@ export function mailKind(prefix: Uint8Array): 'mail' | 'mbox' | null {
   return (known && (fields >= 2 || complete)) || fields >= 4 ? 'mail' : null;
 }
 
-/**
- * Whether text (no markup in it) starts as a stylesheet does: an at-rule, or a selector and a declaration block
- * (`sel { name: …`), after any comments.
- */
-export function looksLikeCss(prefix: Uint8Array): boolean {
-  const text = Buffer.from(prefix).toString('latin1').replace(/^\xef\xbb\xbf/, '');
-  if (text.includes('<')) return false;
-  const start = text.replace(/^(?:\s|\/\*[\s\S]*?\*\/)+/, '');
-  return /^@(?:charset|import|namespace|media|font-face|supports|layer|keyframes|page|container|property)\b/i.test(start) || /^[^{};@]{1,300}\{\s*(?:--)?[-a-zA-Z]+\s*:/.test(start);
-}
-
 /** The hint for one input read as HTML because no --type said otherwise, or null. */
 export function typeHint(document: string, prefix: Uint8Array, rewritten: number): Hint | null {
   const mail = mailKind(prefix);
@@ -98,19 +88,9 @@ export async function copiedMailHint(path: string | Buffer, shown: string): Prom
   // A Maildir message: in new/ or cur/ (a delivered message in new/ has no ":2," flags yet), or flagged ":2,".
   const inMaildir = /(?:^|\/)(?:new|cur)\/[^/]+$/.test(shown) || /:2,[A-Za-z]*$/.test(shown);
   if (basename(shown).includes('.') && !inMaildir) return null;
-  const prefix = Buffer.alloc(HINT_PREFIX_BYTES);
-  let length = 0;
-  try {
-    const file = await open(path, 'r');
-    try {
-      length = (await file.read(prefix, 0, HINT_PREFIX_BYTES, 0)).bytesRead;
-    } finally {
-      await file.close();
-    }
-  } catch {
-    return null; // the copy reports it
-  }
-  const kind = mailKind(prefix.subarray(0, length));
+  const prefix = await readFilePrefix(path, HINT_PREFIX_BYTES);
+  if (prefix === null) return null; // the copy reports it
+  const kind = mailKind(prefix);
   if (kind === null) return null;
   return {
     code: kind === 'mbox' ? 'looks-like-mbox' : 'looks-like-mail',

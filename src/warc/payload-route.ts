@@ -82,15 +82,3 @@ export function routePayload(header: WarcHeader, block: Buffer): PayloadRoute {
   if (kind === null) return copy(`Content-Type ${parseContentType(contentType).essence ?? JSON.stringify(contentType)}: not rewritten, copied`, null, contentType);
   return { rewrite: true, kind, http: null, status: null, contentType };
 }
-
-export { sniffsAsHtml } from '../kinds/sniff-html.ts';
-
-/** Whether the first bytes hold no binary data byte (MIME Sniffing §3): a body that reads as text. */
-export function looksLikeText(body: Uint8Array): boolean {
-  const n = Math.min(body.byteLength, 1445);
-  for (let i = 0; i < n; i++) {
-    const b = body[i]!;
-    if (b <= 0x08 || b === 0x0b || (b >= 0x0e && b <= 0x1a) || (b >= 0x1c && b <= 0x1f)) return false;
-  }
-  return n > 0;
-}

@@ -12,7 +12,7 @@ import { transformWhole } from '../html/stream.ts';
 import { parseContentEncoding } from '../http/content-decoding.ts';
 import { parseContentType } from '../http/content-type.ts';
 import type { RewriteKind } from '../http/content-type.ts';
-import { looksLikeText, sniffsAsHtml } from './payload-route.ts';
+import { looksLikeText, sniffsAsHtml } from '../kinds/sniff.ts';
 import type { PayloadKind } from './payload-route.ts';
 import type { FetchedDocument } from '../http/fetch.ts';
 import { rewriteHeaderReferences } from '../http/header-references.ts';

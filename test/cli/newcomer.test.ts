@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { looksLikeCss, mailKind } from '../../src/cli/hints.ts';
+import { mailKind } from '../../src/cli/hints.ts';
+import { looksLikeCss } from '../../src/kinds/sniff.ts';
 import { inFlags } from '../../src/cli/io.ts';
 import { nearestFlag } from '../../src/cli/options.ts';
 import { PROJECT_DIR as PROJECT_ROOT, runCli } from '../helpers/cli.ts';

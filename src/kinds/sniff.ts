@@ -4,8 +4,9 @@
  * its scriptable patterns: after any leading whitespace bytes, `<!DOCTYPE HTML`, `<HTML`, `<HEAD`, `<SCRIPT`,
  * `<IFRAME`, `<H1`, `<DIV`, `<FONT`, `<TABLE`, `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`, `<BR`, `<P` or `<!--`
  * (letters in any case), followed by a tag-terminating byte (space or `>`), within the resource header.
- * One implementation for every caller: WARC bodies without a Content-Type (src/warc/payload-route.ts) and the
- * files of a mirror whose names say nothing (src/batch/sniff.ts). Pure.
+ * With the binary-data test and the stylesheet test beside it: one implementation for every caller — WARC
+ * bodies without a Content-Type (src/warc/payload-route.ts), the files of a mirror whose names say nothing
+ * (src/batch/sniff.ts), the CLI's hints (src/cli/hints.ts). Pure.
  */
 
 /** The resource header: bytes the sniffing rules look at (MIME Sniffing §5.2, "read the resource header"). */
@@ -42,4 +43,26 @@ export function sniffsAsHtml(bytes: Uint8Array, options: SniffHtmlOptions = {}):
     if (match && (bytes[end] === 0x20 || bytes[end] === 0x3e)) return true;
   }
   return false;
+}
+
+/** MIME Sniffing §3: a binary data byte (a control other than HT, LF, FF, CR and ESC). */
+const isBinaryDataByte = (b: number): boolean => b <= 0x08 || b === 0x0b || (b >= 0x0e && b <= 0x1a) || (b >= 0x1c && b <= 0x1f);
+
+/** Whether the resource header holds no binary data byte (MIME Sniffing §3): bytes that read as text. */
+export function looksLikeText(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.byteLength, RESOURCE_HEADER_BYTES);
+  for (let i = 0; i < n; i++) if (isBinaryDataByte(bytes[i]!)) return false;
+  return n > 0;
+}
+
+/**
+ * Whether text (no markup in it) starts as a stylesheet does: an at-rule, or a selector and a declaration block
+ * (`sel { name: …`), after any comments. No sniffing rule exists for CSS (a browser takes a stylesheet as one from
+ * the link that loads it); this is what a file that holds only a stylesheet starts with.
+ */
+export function looksLikeCss(prefix: Uint8Array): boolean {
+  const text = Buffer.from(prefix).toString('latin1').replace(/^\xef\xbb\xbf/, '');
+  if (text.includes('<')) return false;
+  const start = text.replace(/^(?:\s|\/\*[\s\S]*?\*\/)+/, '');
+  return /^@(?:charset|import|namespace|media|font-face|supports|layer|keyframes|page|container|property)\b/i.test(start) || /^[^{};@]{1,300}\{\s*(?:--)?[-a-zA-Z]+\s*:/.test(start);
 }
