@@ -11,7 +11,25 @@
 import type { Warning } from '../errors.ts';
 import { hasScheme, stripAsciiWhitespace } from '../uri/reference.ts';
 import type { Resolver } from '../uri/types.ts';
-import type { BaseDecision, BaseSource } from './base.ts';
+import type { Limits } from '../limits.ts';
+import type { BaseDecision, BaseSource, Retrieval } from './base.ts';
+
+/**
+ * What every document rewriter of the newer kinds (CSS streams, XML, scripts, manifests) is given: the base layers
+ * below the document's own (SPEC §2), the resolver, the limits, and where to report. Each kind's options add their own.
+ */
+export interface DocumentContextOptions {
+  readonly retrieval?: Retrieval | null | undefined;
+  readonly fallback?: string | null | undefined;
+  /** The base of the entity that contains the document (a MIME part's enclosing entity). */
+  readonly encapsulating?: BaseDecision | null | undefined;
+  /** @default browserResolver */
+  readonly resolver?: Resolver | undefined;
+  readonly limits?: Limits | undefined;
+  readonly onWarning?: ((warning: SiteWarning) => void) | undefined;
+  readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
+  readonly onBase?: ((decision: BaseDecision) => void) | undefined;
+}
 
 /** Where a reference sits: what the `--links` report prints beside it. */
 export interface ReferenceSite {

@@ -10,9 +10,9 @@
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import { establishBase } from '../base/base.ts';
-import type { BaseDecision, Retrieval } from '../base/base.ts';
+import type { BaseDecision } from '../base/base.ts';
 import { ReferencePolicy } from '../base/reference-policy.ts';
-import type { ReferenceRecord, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
+import type { DocumentContextOptions, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
 import { sniffCssEncoding } from '../encoding/index.ts';
 import type { EncodingDecision } from '../encoding/index.ts';
 import { decodeRawText, holdsUndecodable } from '../encoding/raw-text.ts';
@@ -22,28 +22,18 @@ import type { Transcoder } from '../encoding/transcode.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
-import type { Resolver } from '../uri/types.ts';
 import { findCssUrls, replacementText, scanCss } from './rewrite-css.ts';
 
-export interface CssStreamOptions {
-  readonly retrieval?: Retrieval | null | undefined;
-  readonly fallback?: string | null | undefined;
-  /** The base of the entity that contains the stylesheet (a MIME part). */
-  readonly encapsulating?: BaseDecision | null | undefined;
+export interface CssStreamOptions extends DocumentContextOptions {
   /**
    * The base decision already made for the stylesheet's own entity (a MIME part with its Content-Location):
    * used as it is, so that the link report names the layer that gave it, as --explain does. Beats the layers above.
    */
   readonly base?: BaseDecision | undefined;
-  readonly resolver?: Resolver | undefined;
   /** The transport charset (`Content-Type` charset or `--charset`). */
   readonly charset?: string | undefined;
   /** The referring document's encoding ("environment encoding"), the fallback before UTF-8. */
   readonly environmentEncoding?: string | undefined;
-  readonly limits?: Limits | undefined;
-  readonly onWarning?: ((warning: SiteWarning) => void) | undefined;
-  readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
-  readonly onBase?: ((decision: BaseDecision) => void) | undefined;
   /** Called once the encoding is known (BOM, transport charset, `@charset`, environment or UTF-8). */
   readonly onEncoding?: ((encoding: EncodingDecision) => void) | undefined;
 }

@@ -11,11 +11,9 @@
  * processing instructions and a doctype, as a browser's XML parser would reach it.
  */
 import type { Transform } from 'node:stream';
-import type { BaseDecision, Retrieval } from '../base/base.ts';
-import type { ReferenceRecord, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
+import type { BaseDecision } from '../base/base.ts';
+import type { DocumentContextOptions, ReferenceStats } from '../base/reference-policy.ts';
 import type { EncodingDecision } from '../encoding/index.ts';
-import type { Limits } from '../limits.ts';
-import type { Resolver } from '../uri/types.ts';
 import { createXmlRewriter } from '../xml/stream.ts';
 import type { XmlDialect } from '../xml/rewriter.ts';
 import { createWholeTextRewriter } from './whole-text.ts';
@@ -138,19 +136,11 @@ export function detectKind(input: { readonly essence?: string | null; readonly n
   return input.name == null ? null : kindOfName(input.name);
 }
 
-export interface KindRewriterOptions {
-  readonly retrieval?: Retrieval | null | undefined;
-  readonly fallback?: string | null | undefined;
-  readonly encapsulating?: BaseDecision | null | undefined;
-  readonly resolver?: Resolver | undefined;
+export interface KindRewriterOptions extends DocumentContextOptions {
   /** The transport charset (XML kinds; manifests and modules are UTF-8). */
   readonly charset?: string | undefined;
   readonly absolutizeFragments?: boolean | undefined;
   readonly lazyLoad?: boolean | undefined;
-  readonly limits?: Limits | undefined;
-  readonly onWarning?: ((warning: SiteWarning) => void) | undefined;
-  readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
-  readonly onBase?: ((decision: BaseDecision) => void) | undefined;
   readonly onEncoding?: ((encoding: EncodingDecision) => void) | undefined;
 }
 

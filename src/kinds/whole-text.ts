@@ -8,27 +8,19 @@
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import { establishBase } from '../base/base.ts';
-import type { BaseDecision, Retrieval } from '../base/base.ts';
+import type { BaseDecision } from '../base/base.ts';
 import { ReferencePolicy } from '../base/reference-policy.ts';
-import type { ReferenceRecord, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
+import type { DocumentContextOptions, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
 import { findModuleReferences, initModuleLexer, javaScriptStringLiteral } from '../js/module-references.ts';
 import { findManifestUrls } from '../manifest/manifest.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
-import type { Resolver } from '../uri/types.ts';
 
 export type WholeTextKind = 'js' | 'manifest';
 
-export interface WholeTextOptions {
+export interface WholeTextOptions extends DocumentContextOptions {
   readonly kind: WholeTextKind;
-  readonly retrieval?: Retrieval | null | undefined;
-  readonly fallback?: string | null | undefined;
-  readonly encapsulating?: BaseDecision | null | undefined;
-  readonly resolver?: Resolver | undefined;
-  readonly limits?: Limits | undefined;
-  readonly onWarning?: ((warning: SiteWarning) => void) | undefined;
-  readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
   readonly onBase?: ((decision: BaseDecision) => void) | undefined;
 }
 

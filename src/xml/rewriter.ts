@@ -19,9 +19,9 @@
  */
 import { Tokenizer, QuoteType } from 'htmlparser2';
 import { establishBase } from '../base/base.ts';
-import type { BaseDecision, Retrieval } from '../base/base.ts';
+import type { BaseDecision } from '../base/base.ts';
 import { ReferencePolicy } from '../base/reference-policy.ts';
-import type { ReferenceRecord, ReferenceSite, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
+import type { DocumentContextOptions, ReferenceSite, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
 import { holdsUndecodable, IDENTITY_CODEC } from '../encoding/raw-text.ts';
 import type { RawCodec } from '../encoding/raw-text.ts';
 import { HtmlRewriteCore } from '../html/rewriter.ts';
@@ -37,23 +37,14 @@ import type { XmlSegment } from './xml-text.ts';
 
 export type XmlDialect = 'svg' | 'xhtml' | 'feed' | 'sitemap';
 
-export interface XmlRewriteOptions {
+export interface XmlRewriteOptions extends DocumentContextOptions {
   /** The dialect, or `auto` to let the root element decide. @default 'auto' */
   readonly dialect?: XmlDialect | 'auto' | undefined;
-  readonly retrieval?: Retrieval | null | undefined;
-  readonly fallback?: string | null | undefined;
-  readonly encapsulating?: BaseDecision | null | undefined;
-  /** @default browserResolver */
-  readonly resolver?: Resolver | undefined;
   /** The document's encoding (a WHATWG name), for the query of `browser` resolutions. @default 'utf-8' */
   readonly encoding?: string | undefined;
   /** Absolutize fragment-only references of XHTML attributes too. @default false */
   readonly absolutizeFragments?: boolean | undefined;
   readonly lazyLoad?: boolean | undefined;
-  readonly limits?: Limits | undefined;
-  readonly onWarning?: ((warning: SiteWarning) => void) | undefined;
-  readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
-  readonly onBase?: ((decision: BaseDecision) => void) | undefined;
   /** Called once the dialect is known (`null`: not a recognized XML vocabulary, passed through). */
   readonly onDialect?: ((dialect: XmlDialect | null) => void) | undefined;
 }
