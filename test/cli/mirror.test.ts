@@ -6,21 +6,14 @@
  * The trees are named as wget 1.21 names them: checked by hand with `wget -m -p` (and `-E`) of a local site served
  * on 127.0.0.1 with these pages (the names below are what it saved).
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { removeScratch, scratchDir } from '../batch/helpers.ts';
 
-const scratchDirs: string[] = [];
-afterAll(() => {
-  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
-});
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'absolutize-mirror-'));
-  scratchDirs.push(dir);
-  return dir;
-}
+afterAll(removeScratch);
+const scratch = (): string => scratchDir('absolutize-mirror-');
 
 const HOST = '127.0.0.1:18765';
 const PNG = '\x89PNG\r\n\x1a\n';

@@ -3,22 +3,15 @@
  * or of a batch manifest, where it used to count as "done" (exit 0). The job is an input failure there (directory
  * exit 1, batch 65), and its output is written: every whole record, the output a valid WARC.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { removeScratch, scratchDir } from '../batch/helpers.ts';
 
-const scratchDirs: string[] = [];
-afterAll(() => {
-  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
-});
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'absolutize-partial-'));
-  scratchDirs.push(dir);
-  return dir;
-}
+afterAll(removeScratch);
+const scratch = (): string => scratchDir('absolutize-partial-');
 
 // examples/crawl.warc.gz cut inside its fourth gzip member (docs/crawls.md shows the same cut).
 const crawl = readFileSync(new URL('../../examples/crawl.warc.gz', import.meta.url));

@@ -6,21 +6,14 @@
  * reading its standard output for 2.5 s (the CLI waits on the full pipe), then reads everything.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.ts';
+import { removeScratch, scratchDir } from '../batch/helpers.ts';
 
-const scratchDirs: string[] = [];
-afterAll(() => {
-  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
-});
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'absolutize-progress-'));
-  scratchDirs.push(dir);
-  return dir;
-}
+afterAll(removeScratch);
+const scratch = (): string => scratchDir('absolutize-progress-');
 
 /**
  * Runs the CLI with standard error on a pseudo-terminal of 200 columns and standard output on a pipe that is read

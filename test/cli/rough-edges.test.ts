@@ -1,20 +1,13 @@
 /** Issue 21 item 6: the rough edges a newcomer met, each run as a user runs the CLI (a child process). */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { removeScratch, scratchDir } from '../batch/helpers.ts';
 
-const scratchDirs: string[] = [];
-afterAll(() => {
-  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
-});
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'absolutize-edges-'));
-  scratchDirs.push(dir);
-  return dir;
-}
+afterAll(removeScratch);
+const scratch = (): string => scratchDir('absolutize-edges-');
 
 describe('-o DIR/ for one input', () => {
   it('a trailing slash means a directory: DIR/NAME is written, DIR made', () => {

@@ -3,22 +3,15 @@
  * code in full, then one line per code with its count; --quiet (errors only); --warnings FILE (every warning as a
  * JSON line). Run as a user runs the CLI: one document (an mbox), a directory (worker threads), a batch, a WARC.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { removeScratch, scratchDir } from '../batch/helpers.ts';
 
-const scratchDirs: string[] = [];
-afterAll(() => {
-  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
-});
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'absolutize-warn-'));
-  scratchDirs.push(dir);
-  return dir;
-}
+afterAll(removeScratch);
+const scratch = (): string => scratchDir('absolutize-warn-');
 
 /** An mbox of `n` messages, each with an HTML part in an unknown charset (one mime-unknown-charset warning each). */
 function mbox(n: number): string {

@@ -2,6 +2,7 @@
  * A programmable loopback HTTP(S) server for the retrieval tests: 127.0.0.1, port 0, one handler per path.
  * Unlike test/helpers/server.ts it can stall, stream chunks, compress and redirect however a test needs.
  */
+import type { FetchError } from '../../src/errors.ts';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -169,4 +170,14 @@ export async function startRawServer(respond: (path: string, socket: Socket) => 
         server.close(() => resolve());
       }),
   };
+}
+
+/** The error a promise rejects with (a test of a failure), or a test failure if it resolves. */
+export async function failure(promise: Promise<unknown>): Promise<FetchError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as FetchError;
+  }
+  throw new Error('expected a failure');
 }

@@ -11,7 +11,7 @@ import { absolutizeUrl } from '../../src/http/response-rewriter.ts';
 import { skipInterimContinue } from '../../src/http/interim-responses.ts';
 import { resolveHttpLimits } from '../../src/limits.ts';
 import { Agent, buildConnector } from 'undici';
-import { runCliAsync, startRawServer, startSelfSignedHttpsServer, startTestServer } from './http-test-server.ts';
+import { failure, runCliAsync, startRawServer, startSelfSignedHttpsServer, startTestServer } from './http-test-server.ts';
 import type { RawServer, TestServer } from './http-test-server.ts';
 
 /** What a terminal or a bidi-aware viewer would act on. */
@@ -89,15 +89,6 @@ afterAll(async () => {
 
 function errorLines(stderr: string): string[] {
   return stderr.split('\n').filter((l) => l !== '');
-}
-
-async function failure(promise: Promise<unknown>): Promise<FetchError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as FetchError;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('credentials that do not parse, or parse wrong, are never printed', () => {

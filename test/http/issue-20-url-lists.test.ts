@@ -17,7 +17,7 @@ import { fetchDocument } from '../../src/http/fetch.ts';
 import { absolutizeUrl } from '../../src/http/response-rewriter.ts';
 import { readUrlList } from '../../src/http/url-list.ts';
 import type { UrlListEntry } from '../../src/http/url-list.ts';
-import { runCliAsync, startRawServer, startTestServer } from './http-test-server.ts';
+import { failure, runCliAsync, startRawServer, startTestServer } from './http-test-server.ts';
 import type { RawServer, TestServer } from './http-test-server.ts';
 
 const PAGE = '<a href="next.html">n</a>';
@@ -73,15 +73,6 @@ afterAll(async () => {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function failure(promise: Promise<unknown>): Promise<FetchError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as FetchError;
-  }
-  throw new Error('expected a failure');
-}
 
 async function entries(chunks: ReadonlyArray<Buffer | string>, max?: number): Promise<UrlListEntry[]> {
   const out: UrlListEntry[] = [];
