@@ -238,6 +238,8 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
   const pending: PendingUnit[] = [];
   let pendingBytes = 0;
   let first = true;
+  /** The last bytes written (uncompressed output): whether the record before a gap record was ended. */
+  let tail: Uint8Array = new Uint8Array(0);
   const finish = function* (p: PendingUnit, outcomes: Array<RecordOutcome | null>): Generator<Buffer> {
     const out: Uint8Array[] = [];
     const { unit } = p;
@@ -250,6 +252,12 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
     } else {
       unit.items.forEach((item, i) => {
         const o = outcomes[i];
+        // A record whose block is not followed by its CRLF CRLF (a wrong Content-Length: the bytes after the block
+        // are a gap) would run into the metadata record that keeps the gap: the trailer WARC 1.1 §4 requires is
+        // written first, so that both read as records. The gap record keeps the bytes that followed, as they were.
+        if (item.kind === 'gap' && summary.compressed !== true && o?.replacement != null && o.replacement.length > 0 && !endsRecord(out.length > 0 ? out : [tail])) {
+          out.push(RECORD_TRAILER);
+        }
         out.push(o?.replacement ?? encodeUnit(item.bytes, unit.compressed));
         if (o != null) out.push(...o.after);
       });
@@ -258,6 +266,7 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
       summary.bytesOut += b.length;
       yield Buffer.from(b.buffer, b.byteOffset, b.byteLength);
     }
+    if (out.length > 0) tail = lastBytes(out, 4);
     options.onProgress?.({ records: summary.records, bytesIn: summary.bytesIn, bytesOut: summary.bytesOut });
   };
   const flushOne = async function* (): AsyncGenerator<Buffer> {
@@ -746,3 +755,25 @@ export async function rewriteWarcStream(input: Readable, output: NodeJS.Writable
   return rewriter.summary;
 }
 
+/** The CRLF CRLF that ends a WARC record (WARC 1.1 §4). */
+const RECORD_TRAILER = Buffer.from('\r\n\r\n');
+
+/** The last `n` bytes of a run of pieces. */
+function lastBytes(pieces: readonly Uint8Array[], n: number): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let have = 0;
+  for (let i = pieces.length - 1; i >= 0 && have < n; i--) {
+    const p = pieces[i]!;
+    const take = Math.min(n - have, p.length);
+    parts.unshift(p.subarray(p.length - take));
+    have += take;
+  }
+  return Buffer.concat(parts);
+}
+
+/** Whether output so far ends a record: nothing yet, or a blank line (CRLF CRLF, or LF LF as some writers leave it). */
+function endsRecord(pieces: readonly Uint8Array[]): boolean {
+  const t = Buffer.from(lastBytes(pieces, 4));
+  if (t.length === 0) return true;
+  return t.toString('latin1').endsWith('\r\n\r\n') || t.toString('latin1').endsWith('\n\n');
+}

@@ -105,7 +105,11 @@ describe.each(FILES)('%s', (name) => {
         continue;
       }
       if (line === undefined || line.kind !== 'record' || line.action !== 'rewritten') {
-        expect(outUnits[o]!.raw.equals(u.raw)).toBe(true);
+        // As it was; a record whose block runs into bytes that are no record (a Content-Length too short) gets the
+        // CRLF CRLF that ends it, so that the metadata record keeping those bytes reads as a record of its own.
+        const next = inUnits[inUnits.indexOf(u) + 1];
+        const ended = next?.items.some((i) => i.kind === 'gap') === true && !/(\r\n\r\n|\n\n)$/.test(u.raw.toString('latin1'));
+        expect(outUnits[o]!.raw.equals(ended ? Buffer.concat([u.raw, Buffer.from('\r\n\r\n')]) : u.raw)).toBe(true);
         o++;
         continue;
       }

@@ -175,7 +175,9 @@ describe('gaps are kept in metadata records and reading resumes', () => {
     const input = Buffer.concat([bad, next]);
     const { output, summary, warnings } = await runWarc([input], { warcinfo: false });
     const { rest, gaps } = await splitGaps(output);
-    expect(rest.equals(Buffer.concat([bad.subarray(0, bad.length - 14), next]))).toBe(true);
+    // The short record as it was, ended by the CRLF CRLF WARC 1.1 §4 requires (the bytes that followed its block
+    // are kept in the metadata record, not run into it: jwarc's validate read "invalid record trailer" before).
+    expect(rest.equals(Buffer.concat([bad.subarray(0, bad.length - 14), Buffer.from('\r\n\r\n'), next]))).toBe(true);
     expect(Buffer.concat(gaps).equals(bad.subarray(bad.length - 14))).toBe(true);
     expect(summary.records).toBe(2);
     expect(warnings.map((w) => w.code)).toEqual(['warc-gap']);

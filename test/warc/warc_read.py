@@ -92,13 +92,15 @@ def records(unit):
             continue
         start = head_end
         block = unit[start:start + length]
-        yield ("record", headers, block, len(block) == length)
         at = start + length
-        # The record ends with CRLF CRLF (some writers: LF LF).
+        # The record ends with CRLF CRLF (some writers: LF LF); `trailer` says whether it does.
+        trailer = False
         for end in (b"\r\n\r\n", b"\n\n"):
             if unit.startswith(end, at):
                 at += len(end)
+                trailer = True
                 break
+        yield ("record", headers, block, len(block) == length, trailer)
 
 
 def main(path):
@@ -110,7 +112,7 @@ def main(path):
             if item[0] == "gap":
                 gaps += 1
                 continue
-            _, h, block, whole = item
+            _, h, block, whole, trailer = item
             count += 1
             payload_ok = None
             if "warc-payload-digest" in h and h.get("content-type", "").lower().startswith("application/http"):
@@ -125,6 +127,8 @@ def main(path):
                 "refersTo": h.get("warc-refers-to"),
                 "length": len(block),
                 "whole": whole,
+                "trailer": trailer,
+                "unparsed": "x-absolutize-unparsed" in h,
                 "block": check(h.get("warc-block-digest"), block),
                 "payload": payload_ok,
             }))
