@@ -44,6 +44,8 @@
  */
 import { InsertionMode, Parser, Token, html } from 'parse5';
 import type { Tokenizer, TreeAdapter, TreeAdapterTypeMap } from 'parse5';
+import { BAIL, TreeSimulator } from './tree-simulator.ts';
+import type { SimEntry, SimNode, SimulatorHost } from './tree-simulator.ts';
 import { mayHoldUrl } from './url-attributes.ts';
 
 const NS = html.NS;
@@ -676,39 +678,146 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   /** The namespace of the element made from the token being processed, if one was. */
   private tokenNamespace: html.NS | null = null;
   private endTagAsHtml = false;
+  /**
+   * Whether the tree simulator (tree-simulator.ts) runs in front of parse5's tree builder (true unless a test
+   * compares the two): it processes tokens while parse5's state is one it models, and hands back to parse5 at
+   * the first token it cannot decide exactly.
+   */
+  static simulate = true;
+  /** The simulator, or null when it is off; `simulating` while it holds the state (parse5's is stale then). */
+  private readonly simulator: TreeSimulator | null;
+  private simulating = false;
+  /** A slot of parse5's stack whose element the simulator does not model, and that element (see tryTakeOver). */
+  private blockedSlot = -1;
+  private blockedBy: unknown = null;
 
   constructor(handler: DriverHandler) {
     // Scripting disabled: <noscript> content is tokenized as markup, so that the fallback links an archive shows
     // without scripts are rewritten too. With scripting enabled a browser keeps it as text.
     super({ sourceCodeLocationInfo: true, scriptingEnabled: false, treeAdapter: stackOnlyAdapter });
     this.handler = handler;
+    this.simulator = StackBuilder.simulate ? new TreeSimulator(this.simulatorHost()) : null;
   }
 
   /** Elements on the stack of open elements. */
   get openElementCount(): number {
-    return this.openElements.stackTop + 1;
+    return this.simulating ? this.simulator!.depth : this.openElements.stackTop + 1;
   }
 
   get inTemplate(): boolean {
-    return this.openElements.tmplCount > 0;
+    return !this.simulating && this.openElements.tmplCount > 0;
   }
 
   /**
    * Whether a `<frameset>` start tag would still replace the body: frameset-ok is "ok" and the second element
    * on the stack is a body element (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody).
+   * (The simulator's stack always has the body second.)
    */
   get framesetPending(): boolean {
+    if (this.simulating) return this.simulator!.framesetOk;
     return this.framesetOk && this.openElements.tryPeekProperlyNestedBodyElement() !== null;
   }
 
   /** The current node (an opaque handle). */
   get currentElement(): unknown {
+    if (this.simulating) return this.simulator!.nodes[this.simulator!.depth - 1];
     return this.openElements.current;
   }
 
   /** Whether an element (a handle from currentElement) is on the stack of open elements. */
   isOpen(element: unknown): boolean {
+    if (this.simulating) return this.simulator!.isOpen(element);
     return this.openElements.contains(element as StackNode);
+  }
+
+  // --- the tree simulator ------------------------------------------------------------------------------------
+
+  private simulatorHost(): SimulatorHost {
+    return {
+      createElement: (tagName, attrs, fromToken) => {
+        // As _createElement and _attachElementToTree below: an element made again from a formatting element's
+        // token is reported; a <base> is placed (in no table: the simulator's stack holds none).
+        if (!fromToken && attrs.length > 0) this.handler.onReconstructed?.(attrs);
+        const node = stackOnlyAdapter.createElement(tagName, NS.HTML, attrs);
+        if (tagName === 'base') this.basePlacement = { before: null, tables: [] };
+        return node;
+      },
+      setTokenizerState: (state) => {
+        this.tokenizer.state = state;
+      },
+    };
+  }
+
+  /**
+   * After parse5 processed a token: if its state is one the simulator models — "in body", the body second on
+   * the stack, no template, table, select, applet/object/marquee or foreign element open, no marker in the list
+   * of active formatting elements, a stack too shallow to be indexed — the simulator takes it over.
+   */
+  private tryTakeOver(): void {
+    const sim = this.simulator;
+    if (sim === null || this.insertionMode !== InsertionMode.IN_BODY || this.currentNotInHTML || this.fosterParentingEnabled) return;
+    const stack = this.openElements as unknown as OpenElementsInternals;
+    if (stack.tmplCount > 0 || stack.indexed || this.pendingCharacterTokens.length > 0) return;
+    const count = stack.stackTop + 1;
+    // (A stack that still holds the element that blocked the last try is not looked at again.)
+    if (this.blockedSlot !== -1 && this.blockedSlot < count && stack.items[this.blockedSlot] === this.blockedBy) return;
+    const blocked = TreeSimulator.blockingSlot(stack.items, stack.tagIDs, count);
+    if (blocked !== -1) {
+      this.blockedSlot = blocked < count ? blocked : -1;
+      this.blockedBy = blocked < count ? stack.items[blocked] : null;
+      return;
+    }
+    this.blockedSlot = -1;
+    this.blockedBy = null;
+    const list = this.activeFormattingElements as unknown as FormattingListInternals;
+    const entries: SimEntry[] = [];
+    for (let e = list.newest; e !== null; e = e.older) {
+      if (e.type !== ENTRY_ELEMENT) return;
+      entries.push({ element: e.element!, token: e.token! });
+    }
+    entries.reverse();
+    // parse5 indexes the list once it has three entries, and its Noah's Ark clause drops the entry of an "ark"
+    // (same tag and attributes) pushed first; the simulator drops the earliest in the list. They agree when the
+    // arks are in list order, as when every entry was pushed at the end (the adoption agency inserts elsewhere).
+    if (list.index !== null) {
+      const position = new Map<unknown, number>();
+      let at = 0;
+      for (let e = list.newest; e !== null; e = e.older) position.set(e, at--);
+      for (let e = list.newest; e !== null; e = e.older) {
+        const ark = e.ark?.entries;
+        if (ark === undefined) continue;
+        for (let i = 1; i < ark.length; i++) if (position.get(ark[i - 1])! > position.get(ark[i])!) return;
+      }
+    }
+    sim.load(stack.items as SimNode[], stack.tagIDs, count, entries, this.framesetOk, this.formElement as SimNode | null, this.skipNextNewLine);
+    this.simulating = true;
+    simulatorStats.takeOvers++;
+  }
+
+  /**
+   * The simulator met a token it cannot decide: parse5's state becomes the simulator's (the stack above what
+   * both still share, the list of active formatting elements, frameset-ok, the form element pointer, the mode),
+   * and parse5 processes the token. The tokenizer's state and the base placement were kept up to date.
+   */
+  private handBack(): void {
+    const sim = this.simulator!;
+    this.simulating = false;
+    simulatorStats.handBacks++;
+    const stack = this.openElements;
+    let shared = 0;
+    while (shared < sim.depth && shared <= stack.stackTop && stack.items[shared] === sim.nodes[shared]) shared++;
+    stack.shortenToLength(shared);
+    for (let i = shared; i < sim.depth; i++) stack.push(sim.nodes[i] as StackNode, sim.ids[i]!);
+    const list = this.activeFormattingElements;
+    list.clearToLastMarker();
+    for (const e of sim.formatting) list.pushElement(e.element as StackNode, e.token);
+    this.framesetOk = sim.framesetOk;
+    this.formElement = sim.formElement as StackNode | null;
+    this.skipNextNewLine = sim.skipNextNewLine;
+    if (sim.inText) {
+      this.insertionMode = InsertionMode.TEXT;
+      this.originalInsertionMode = InsertionMode.IN_BODY;
+    } else this.insertionMode = InsertionMode.IN_BODY;
   }
 
   override _createElement(tagName: string, namespaceURI: html.NS, attrs: Token.Attribute[], intendedParent: StackNode): StackNode {
@@ -756,6 +865,16 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   }
 
   override onStartTag(token: Token.TagToken): void {
+    if (this.simulating) {
+      const made = this.simulator!.startTag(token);
+      if (made !== BAIL) {
+        simulatorStats.simulated++;
+        this.handler.onStartTag(token, 'html', made === 1, null);
+        return;
+      }
+      this.handBack();
+    }
+    simulatorStats.full++;
     this.tokenNamespace = null;
     lastAdopted = null;
     const replacesBody = token.tagID === $.FRAMESET && this.framesetPending;
@@ -765,6 +884,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     // (In foreign content a <frameset> start tag is an SVG or MathML element: nothing is replaced.)
     if (replacesBody && this.tokenNamespace === NS.HTML && this.insertionMode === InsertionMode.IN_FRAMESET) this.handler.onBodyReplaced?.();
     this.handler.onStartTag(token, toNamespace(this.tokenNamespace ?? NS.HTML), this.tokenNamespace !== null, adopted);
+    this.tryTakeOver();
   }
 
   override _endTagOutsideForeignContent(token: Token.TagToken): void {
@@ -773,25 +893,57 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   }
 
   override onEndTag(token: Token.TagToken): void {
+    if (this.simulating) {
+      if (this.simulator!.endTag(token) !== BAIL) {
+        simulatorStats.simulated++;
+        this.handler.onEndTag(token, 'html');
+        return;
+      }
+      this.handBack();
+    }
+    simulatorStats.full++;
     // In foreign content, an end tag that matches no foreign element is processed by the HTML rules.
     const ns = this.currentNotInHTML ? this.treeAdapter.getNamespaceURI(this._getAdjustedCurrentElement()) : NS.HTML;
     this.endTagAsHtml = false;
     super.onEndTag(token);
     this.handler.onEndTag(token, this.endTagAsHtml ? 'html' : toNamespace(ns));
+    this.tryTakeOver();
   }
 
   override onCharacter(token: Token.CharacterToken): void {
+    if (this.simulating) {
+      if (!this.simulator!.textTooDeep()) {
+        this.simulator!.character();
+        this.handler.onText();
+        return;
+      }
+      this.handBack();
+    }
     if (!this.pendInTableText(token)) super.onCharacter(token);
     this.handler.onText();
+    this.tryTakeOver();
   }
 
   override onNullCharacter(token: Token.CharacterToken): void {
+    if (this.simulating) {
+      this.simulator!.nullCharacter();
+      this.handler.onText();
+      return;
+    }
     super.onNullCharacter(token);
     this.handler.onText();
   }
 
   override onWhitespaceCharacter(token: Token.CharacterToken): void {
+    if (this.simulating) {
+      if (!this.simulator!.textTooDeep()) {
+        this.simulator!.whitespaceCharacter(token);
+        return;
+      }
+      this.handBack();
+    }
     if (!this.pendInTableText(token)) super.onWhitespaceCharacter(token);
+    this.tryTakeOver();
   }
 
   /**
@@ -806,20 +958,54 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   }
 
   override onComment(token: Token.CommentToken): void {
-    super.onComment(token);
+    if (this.simulating) this.simulator!.other();
+    else super.onComment(token);
     this.handler.onComment(token);
   }
 
   override onDoctype(token: Token.DoctypeToken): void {
-    super.onDoctype(token);
+    if (this.simulating) this.simulator!.other();
+    else super.onDoctype(token);
     this.handler.onDoctype(token);
   }
 
   override onEof(token: Token.EOFToken): void {
+    if (this.simulating) this.handBack();
     super.onEof(token);
     this.handler.onEof();
   }
 }
+
+/** The parts of parse5 8.1's OpenElementStack that StackBuilder.tryTakeOver reads. */
+interface OpenElementsInternals {
+  items: StackNode[];
+  tagIDs: number[];
+  stackTop: number;
+  tmplCount: number;
+  /** Whether the stack indexes itself (64 elements deep or more): then slots may be free. */
+  indexed: boolean;
+}
+
+/** parse5 8.1's FormattingElementList: entries linked newest to oldest; an index of "arks" from three entries on. */
+interface FormattingListInternals {
+  newest: FormattingEntryInternals | null;
+  index: object | null;
+}
+interface FormattingEntryInternals {
+  type: number;
+  element?: StackNode;
+  token?: Token.TagToken;
+  older: FormattingEntryInternals | null;
+  ark?: { entries: FormattingEntryInternals[] } | null;
+}
+/** parse5's EntryType.Element. */
+const ENTRY_ELEMENT = 1;
+
+/**
+ * How many tokens the tree simulator processed and how many parse5's tree builder did, and how often one handed
+ * over to the other, in this process (read by the tests that measure how often the guard fires).
+ */
+export const simulatorStats = { simulated: 0, full: 0, takeOvers: 0, handBacks: 0 };
 
 /** Where a `<base>` element went: the table it was foster parented before (or null), and the tables it is in. */
 export interface BasePlacement {

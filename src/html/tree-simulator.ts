@@ -1,0 +1,694 @@
+/**
+ * A lean stand-in for parse5's tree builder "in body" (and "text" after a raw-text element opened in the body):
+ * the stack of open elements, the list of active formatting elements, frameset-ok, the form element pointer and
+ * the tokenizer feedback, for the tokens that make up most of a real page — ordinary elements, formatting
+ * elements that nest, paragraphs, lists, headings, void elements, raw text, text, comments. It is driven by
+ * `StackBuilder` (tokenizer-driver.ts), and only while parse5's own state is one it models (`takeOver`).
+ *
+ * The ambiguity guard: every handler first decides, without changing anything, whether the token is one it
+ * models exactly; if not it returns BAIL and `StackBuilder` hands its state back to parse5 (`handBack`) and lets
+ * parse5 process that token and the ones after it, until parse5's state is one the simulator models again. The
+ * state is handed over whole at a token boundary, so no token is ever replayed: what a hand-over needs is the
+ * stack and the list, bounded by MAX_SIMULATED_DEPTH (and the list by the Noah's Ark clause).
+ * What makes it bail: a construct whose rules read or change what it does not keep — tables (foster
+ * parenting, "in table" modes), select, template, frameset, html/body start tags and end tags (after body),
+ * applet/object/marquee (markers), svg/math (foreign content), ruby, option, image (renamed), the adoption agency
+ * with a furthest block, an `<a>` or `<nobr>` that the adoption agency would close, EOF.
+ * Measured (bench/engines.ts, see docs/performance.md): the share of tokens parse5 still handles on the 258 real
+ * pages of htmlparser-benchmark is printed by test/html/tree-simulator.test.ts's statistics.
+ * Checked against parse5 running alone (src/html/tree-simulator.test.ts): the same handler calls with the same
+ * arguments, on random documents, html5lib's tree-construction inputs and real pages, and byte-identical
+ * rewriter output on real pages.
+ */
+import { Token, TokenizerMode, html } from 'parse5';
+
+const $ = html.TAG_ID;
+const NS = html.NS;
+
+/**
+ * The simulator keeps at most this many open elements; a deeper stack is handed back to parse5 (whose stack
+ * indexes itself from 64 elements on, so that its scope searches stay constant-time: the simulator's are
+ * scans from the top, cheap only on a shallow stack). Real pages nest 10–30 deep.
+ */
+export const MAX_SIMULATED_DEPTH = 63;
+
+/** What a handler returns when it cannot decide the token exactly: nothing has been changed. */
+export const BAIL = -1;
+
+/** An element as the stack-only tree adapter makes it (tokenizer-driver.ts `StackNode`). */
+export interface SimNode {
+  readonly tagName: string;
+  readonly namespaceURI: html.NS;
+}
+
+/** A list entry: the element and the token it was made from. */
+export interface SimEntry {
+  element: SimNode;
+  token: Token.TagToken;
+}
+
+/** What the simulator calls back into. */
+export interface SimulatorHost {
+  /** Makes an HTML element (the tree adapter's createElement); `fromToken` when made for the token being processed. */
+  createElement(tagName: string, attrs: Token.Attribute[], fromToken: boolean): SimNode;
+  /** The tokenizer's state (switched for raw text, as the tree builder's "generic raw text element parsing algorithm"). */
+  setTokenizerState(state: number): void;
+}
+
+// --- element classes (HTML namespace; the simulator's stack holds HTML elements only) ----------------------
+
+const IMPLIED_END = new Uint8Array(256);
+for (const id of [$.DD, $.DT, $.LI, $.OPTGROUP, $.OPTION, $.P, $.RB, $.RP, $.RT, $.RTC]) IMPLIED_END[id] = 1;
+const SPECIAL = new Uint8Array(256);
+for (const id of html.SPECIAL_ELEMENTS[NS.HTML]) SPECIAL[id] = 1;
+/** Elements that may not be on the simulated stack: scope boundaries other than html, and what selects a mode. */
+const UNMODELED = new Uint8Array(256);
+for (const id of [$.APPLET, $.CAPTION, $.MARQUEE, $.OBJECT, $.TABLE, $.TD, $.TH, $.TEMPLATE, $.TBODY, $.THEAD, $.TFOOT, $.TR, $.COLGROUP, $.COL, $.SELECT, $.FRAMESET, $.HEAD]) UNMODELED[id] = 1;
+const NUMBERED_HEADER = new Uint8Array(256);
+for (const id of [$.H1, $.H2, $.H3, $.H4, $.H5, $.H6]) NUMBERED_HEADER[id] = 1;
+
+/** How the "in body" rules treat a start tag, by tag ID (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody). */
+const enum Start {
+  Generic,
+  Bail,
+  Formatting,
+  A,
+  Nobr,
+  Block,
+  Header,
+  Pre,
+  Form,
+  ListItem,
+  Plaintext,
+  Button,
+  Void,
+  Input,
+  Param,
+  Hr,
+  Textarea,
+  Xmp,
+  Iframe,
+  RawText,
+  Rcdata,
+  ScriptData,
+  HeadVoid,
+  Ignore,
+}
+const START = new Uint8Array(256);
+const startKinds: [Start, readonly html.TAG_ID[]][] = [
+  [Start.Bail, [$.HTML, $.BODY, $.FRAMESET, $.TABLE, $.SELECT, $.OPTION, $.OPTGROUP, $.RB, $.RTC, $.RT, $.RP, $.MATH, $.SVG, $.IMAGE, $.APPLET, $.OBJECT, $.MARQUEE, $.TEMPLATE]],
+  [Start.Formatting, [$.B, $.BIG, $.CODE, $.EM, $.FONT, $.I, $.S, $.SMALL, $.STRIKE, $.STRONG, $.TT, $.U]],
+  [Start.A, [$.A]],
+  [Start.Nobr, [$.NOBR]],
+  [Start.Block, [$.ADDRESS, $.ARTICLE, $.ASIDE, $.BLOCKQUOTE, $.CENTER, $.DETAILS, $.DIALOG, $.DIR, $.DIV, $.DL, $.FIELDSET, $.FIGCAPTION, $.FIGURE, $.FOOTER, $.HEADER, $.HGROUP, $.MAIN, $.MENU, $.NAV, $.OL, $.P, $.SEARCH, $.SECTION, $.SUMMARY, $.UL]],
+  [Start.Header, [$.H1, $.H2, $.H3, $.H4, $.H5, $.H6]],
+  [Start.Pre, [$.PRE, $.LISTING]],
+  [Start.Form, [$.FORM]],
+  [Start.ListItem, [$.LI, $.DD, $.DT]],
+  [Start.Plaintext, [$.PLAINTEXT]],
+  [Start.Button, [$.BUTTON]],
+  [Start.Void, [$.AREA, $.BR, $.EMBED, $.IMG, $.KEYGEN, $.WBR]],
+  [Start.Input, [$.INPUT]],
+  [Start.Param, [$.PARAM, $.SOURCE, $.TRACK]],
+  [Start.Hr, [$.HR]],
+  [Start.Textarea, [$.TEXTAREA]],
+  [Start.Xmp, [$.XMP]],
+  [Start.Iframe, [$.IFRAME]],
+  // <noembed>, and from the "in head" rules <style> and <noframes> (scripting disabled: <noscript> is generic).
+  [Start.RawText, [$.NOEMBED, $.NOFRAMES, $.STYLE]],
+  [Start.Rcdata, [$.TITLE]],
+  [Start.ScriptData, [$.SCRIPT]],
+  [Start.HeadVoid, [$.BASE, $.BASEFONT, $.BGSOUND, $.LINK, $.META]],
+  [Start.Ignore, [$.CAPTION, $.COL, $.COLGROUP, $.FRAME, $.HEAD, $.TBODY, $.TD, $.TFOOT, $.TH, $.THEAD, $.TR]],
+];
+for (const [kind, ids] of startKinds) for (const id of ids) START[id] = kind;
+
+const enum End {
+  Generic,
+  Bail,
+  Formatting,
+  Block,
+  P,
+  Li,
+  DdDt,
+  Header,
+  Br,
+  Form,
+  Ignore,
+}
+const END = new Uint8Array(256);
+const endKinds: [End, readonly html.TAG_ID[]][] = [
+  [End.Bail, [$.BODY, $.HTML, $.APPLET, $.OBJECT, $.MARQUEE, $.TEMPLATE]],
+  [End.Formatting, [$.A, $.B, $.BIG, $.CODE, $.EM, $.FONT, $.I, $.NOBR, $.S, $.SMALL, $.STRIKE, $.STRONG, $.TT, $.U]],
+  [End.Block, [$.ADDRESS, $.ARTICLE, $.ASIDE, $.BLOCKQUOTE, $.BUTTON, $.CENTER, $.DETAILS, $.DIALOG, $.DIR, $.DIV, $.DL, $.FIELDSET, $.FIGCAPTION, $.FIGURE, $.FOOTER, $.HEADER, $.HGROUP, $.LISTING, $.MAIN, $.MENU, $.NAV, $.OL, $.PRE, $.SEARCH, $.SECTION, $.SUMMARY, $.UL]],
+  [End.P, [$.P]],
+  [End.Li, [$.LI]],
+  [End.DdDt, [$.DD, $.DT]],
+  [End.Header, [$.H1, $.H2, $.H3, $.H4, $.H5, $.H6]],
+  [End.Br, [$.BR]],
+  [End.Form, [$.FORM]],
+  // A select end tag "in body" (tokenizer-driver.ts ModernSelectParser): ignored with no select open.
+  [End.Ignore, [$.SELECT]],
+];
+for (const [kind, ids] of endKinds) for (const id of ids) END[id] = kind;
+
+/** parse5's insertion modes that the simulator has: "in body" and "text" (from "in body"). */
+const IN_BODY = 0;
+const TEXT = 1;
+
+/** Whether two formatting tokens' attribute sets are the same (the Noah's Ark clause's "same attributes"). */
+function sameAttributes(a: Token.Attribute[], b: Token.Attribute[]): boolean {
+  if (a.length !== b.length) return false;
+  outer: for (const x of a) {
+    for (const y of b) if (x.name === y.name) {
+      if (x.value !== y.value) return false;
+      continue outer;
+    }
+    return false;
+  }
+  return true;
+}
+
+export class TreeSimulator {
+  private readonly host: SimulatorHost;
+  /** The stack of open elements (slots 0 … depth-1; 0 is html, 1 is body) and their tag IDs. */
+  readonly nodes: SimNode[] = [];
+  readonly ids: number[] = [];
+  depth = 0;
+  /** The list of active formatting elements, oldest first (no markers: the simulator never has one). */
+  readonly formatting: SimEntry[] = [];
+  mode = IN_BODY;
+  framesetOk = false;
+  formElement: SimNode | null = null;
+  skipNextNewLine = false;
+
+  constructor(host: SimulatorHost) {
+    this.host = host;
+  }
+
+  /** Whether the simulator is in "text" (raw text of an element opened in the body). */
+  get inText(): boolean {
+    return this.mode === TEXT;
+  }
+
+  /** Sets the state: parse5's, when it models it (checked by the caller; see StackBuilder.tryTakeOver). */
+  load(items: readonly SimNode[], tagIDs: readonly number[], count: number, formatting: readonly SimEntry[], framesetOk: boolean, formElement: SimNode | null, skipNextNewLine: boolean): void {
+    for (let i = 0; i < count; i++) {
+      this.nodes[i] = items[i]!;
+      this.ids[i] = tagIDs[i]!;
+    }
+    this.nodes.length = count;
+    this.ids.length = count;
+    this.depth = count;
+    this.formatting.length = 0;
+    for (const e of formatting) this.formatting.push(e);
+    this.mode = IN_BODY;
+    this.framesetOk = framesetOk;
+    this.formElement = formElement;
+    this.skipNextNewLine = skipNextNewLine;
+  }
+
+  /**
+   * -1 if parse5's stack (slots 0 … count-1, none free) holds only what the simulator models; else the slot of
+   * the lowest element it does not model (or `count` when the stack as a whole is not one it models).
+   */
+  static blockingSlot(items: readonly SimNode[], tagIDs: readonly number[], count: number): number {
+    if (count < 2 || count > MAX_SIMULATED_DEPTH || tagIDs[0] !== $.HTML || tagIDs[1] !== $.BODY) return count;
+    for (let i = 0; i < count; i++) {
+      const id = tagIDs[i]!;
+      if (items[i]!.namespaceURI !== NS.HTML || id >= 256 || UNMODELED[id] === 1) return i;
+    }
+    return -1;
+  }
+
+  isOpen(element: unknown): boolean {
+    return this.indexOf(element) !== -1;
+  }
+
+  private indexOf(element: unknown): number {
+    for (let i = this.depth - 1; i >= 0; i--) if (this.nodes[i] === element) return i;
+    return -1;
+  }
+
+  // --- the stack ---------------------------------------------------------------------------------------------
+
+  private push(node: SimNode, id: number): void {
+    this.nodes[this.depth] = node;
+    this.ids[this.depth] = id;
+    this.depth++;
+  }
+
+  private shortenTo(length: number): void {
+    this.depth = length;
+    this.nodes.length = length;
+    this.ids.length = length;
+  }
+
+  private indexOfTopmost(id: number): number {
+    for (let i = this.depth - 1; i >= 0; i--) if (this.ids[i] === id) return i;
+    return -1;
+  }
+
+  /** "Has an element in scope": on this stack only html bounds it (no other scope element is modeled). */
+  private hasInScope(id: number): boolean {
+    return this.indexOfTopmost(id) > 0;
+  }
+
+  /** "Has a p element in button scope". */
+  private hasPInButtonScope(): boolean {
+    for (let i = this.depth - 1; i > 0; i--) {
+      const id = this.ids[i];
+      if (id === $.P) return true;
+      if (id === $.BUTTON) return false;
+    }
+    return false;
+  }
+
+  private generateImpliedEndTags(except: number): void {
+    let d = this.depth;
+    while (d > 0 && this.ids[d - 1] !== except && IMPLIED_END[this.ids[d - 1]!] === 1) d--;
+    if (d !== this.depth) this.shortenTo(d);
+  }
+
+  /** "Close a p element". */
+  private closeP(): void {
+    this.generateImpliedEndTags($.P);
+    this.shortenTo(Math.max(this.indexOfTopmost($.P), 0));
+  }
+
+  private insert(token: Token.TagToken): SimNode {
+    const node = this.host.createElement(token.tagName, token.attrs, true);
+    this.push(node, token.tagID);
+    return node;
+  }
+
+  /** "Reconstruct the active formatting elements". */
+  private reconstruct(): void {
+    const list = this.formatting;
+    let i = list.length;
+    while (i > 0 && !this.isOpen(list[i - 1]!.element)) i--;
+    for (; i < list.length; i++) {
+      const entry = list[i]!;
+      const node = this.host.createElement(entry.token.tagName, entry.token.attrs, false);
+      this.push(node, entry.token.tagID);
+      entry.element = node;
+    }
+  }
+
+  /** Whether reconstructing would make more elements than the simulator keeps. */
+  private reconstructionTooDeep(extra: number): boolean {
+    const list = this.formatting;
+    let n = 0;
+    for (let i = list.length; i > 0 && !this.isOpen(list[i - 1]!.element); i--) n++;
+    return this.depth + n + extra > MAX_SIMULATED_DEPTH;
+  }
+
+  /** Pushes a formatting element's entry, after the Noah's Ark clause (at most three alike). */
+  private pushFormatting(element: SimNode, token: Token.TagToken): void {
+    const list = this.formatting;
+    let alike = 0;
+    let earliest = -1;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const t = list[i]!.token;
+      if (t.tagName === token.tagName && sameAttributes(t.attrs, token.attrs)) {
+        alike++;
+        earliest = i;
+      }
+    }
+    if (alike >= 3) list.splice(earliest, 1);
+    list.push({ element, token });
+  }
+
+  private formattingEntry(tagName: string): number {
+    for (let i = this.formatting.length - 1; i >= 0; i--) if (this.formatting[i]!.token.tagName === tagName) return i;
+    return -1;
+  }
+
+  // --- tokens ------------------------------------------------------------------------------------------------
+
+  /**
+   * A start tag: BAIL, or whether an element was made from it (1) or it was ignored (0).
+   * https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inbody
+   */
+  startTag(token: Token.TagToken): number {
+    if (this.mode !== IN_BODY) return BAIL;
+    const id = token.tagID;
+    const kind = id < 256 ? (START[id] as Start) : Start.Generic;
+    if (kind === Start.Bail) return BAIL;
+    // Each rule inserts at most one element, after at most a reconstruction.
+    if (this.reconstructionTooDeep(1)) return BAIL;
+    // An <a> in the list runs the adoption agency (and is removed); so does a <nobr> in scope, maybe one that
+    // the reconstruction brings back: left to parse5.
+    if (kind === Start.A && this.formattingEntry('a') !== -1) return BAIL;
+    if (kind === Start.Nobr && (this.hasInScope($.NOBR) || this.formattingEntry('nobr') !== -1)) return BAIL;
+    this.skipNextNewLine = false;
+    switch (kind) {
+      case Start.Generic:
+        this.reconstruct();
+        this.insert(token);
+        break;
+      case Start.Formatting:
+        this.reconstruct();
+        this.pushFormatting(this.insert(token), token);
+        break;
+      case Start.A:
+      case Start.Nobr:
+        this.reconstruct();
+        this.pushFormatting(this.insert(token), token);
+        break;
+      case Start.Block:
+        if (this.hasPInButtonScope()) this.closeP();
+        this.insert(token);
+        break;
+      case Start.Header:
+        if (this.hasPInButtonScope()) this.closeP();
+        if (NUMBERED_HEADER[this.ids[this.depth - 1]!] === 1) this.shortenTo(this.depth - 1);
+        this.insert(token);
+        break;
+      case Start.Pre:
+        if (this.hasPInButtonScope()) this.closeP();
+        this.insert(token);
+        this.skipNextNewLine = true;
+        this.framesetOk = false;
+        break;
+      case Start.Form:
+        if (this.formElement !== null) return 0;
+        if (this.hasPInButtonScope()) this.closeP();
+        this.formElement = this.insert(token);
+        break;
+      case Start.ListItem: {
+        this.framesetOk = false;
+        // The topmost open item of the token's kind closes, unless a special element other than address, div
+        // and p is above it.
+        const idx = id === $.LI ? this.indexOfTopmost($.LI) : Math.max(this.indexOfTopmost($.DD), this.indexOfTopmost($.DT));
+        if (idx !== -1) {
+          let boundary = false;
+          for (let i = idx + 1; i < this.depth; i++) {
+            const above = this.ids[i]!;
+            if (SPECIAL[above] === 1 && above !== $.ADDRESS && above !== $.DIV && above !== $.P) boundary = true;
+          }
+          if (!boundary) {
+            const itemId = this.ids[idx]!;
+            this.generateImpliedEndTags(itemId);
+            this.shortenTo(Math.max(this.indexOfTopmost(itemId), 0));
+          }
+        }
+        if (this.hasPInButtonScope()) this.closeP();
+        this.insert(token);
+        break;
+      }
+      case Start.Plaintext:
+        if (this.hasPInButtonScope()) this.closeP();
+        this.insert(token);
+        this.host.setTokenizerState(TokenizerMode.PLAINTEXT);
+        break;
+      case Start.Button:
+        if (this.hasInScope($.BUTTON)) {
+          this.generateImpliedEndTags(-1);
+          this.shortenTo(Math.max(this.indexOfTopmost($.BUTTON), 0));
+        }
+        this.reconstruct();
+        this.insert(token);
+        this.framesetOk = false;
+        break;
+      case Start.Void:
+        this.reconstruct();
+        this.insert(token);
+        this.shortenTo(this.depth - 1);
+        this.framesetOk = false;
+        token.ackSelfClosing = true;
+        break;
+      case Start.Input: {
+        this.reconstruct();
+        this.insert(token);
+        this.shortenTo(this.depth - 1);
+        const type = Token.getTokenAttr(token, 'type');
+        if (type === null || type.toLowerCase() !== 'hidden') this.framesetOk = false;
+        token.ackSelfClosing = true;
+        break;
+      }
+      case Start.Param:
+      case Start.HeadVoid:
+        this.insert(token);
+        this.shortenTo(this.depth - 1);
+        token.ackSelfClosing = true;
+        break;
+      case Start.Hr:
+        if (this.hasPInButtonScope()) this.closeP();
+        this.insert(token);
+        this.shortenTo(this.depth - 1);
+        this.framesetOk = false;
+        token.ackSelfClosing = true;
+        break;
+      case Start.Textarea:
+        this.insert(token);
+        this.skipNextNewLine = true;
+        this.host.setTokenizerState(TokenizerMode.RCDATA);
+        this.framesetOk = false;
+        this.mode = TEXT;
+        break;
+      case Start.Xmp:
+        if (this.hasPInButtonScope()) this.closeP();
+        this.reconstruct();
+        this.framesetOk = false;
+        this.text(token, TokenizerMode.RAWTEXT);
+        break;
+      case Start.Iframe:
+        this.framesetOk = false;
+        this.text(token, TokenizerMode.RAWTEXT);
+        break;
+      case Start.RawText:
+        this.text(token, TokenizerMode.RAWTEXT);
+        break;
+      case Start.Rcdata:
+        this.text(token, TokenizerMode.RCDATA);
+        break;
+      case Start.ScriptData:
+        this.text(token, TokenizerMode.SCRIPT_DATA);
+        break;
+      case Start.Ignore:
+        return 0;
+      default:
+        // (Unreachable: every kind is handled above.)
+        throw new Error(`tree simulator: start tag kind ${kind}`);
+    }
+    return 1;
+  }
+
+  /** "The generic raw text / RCDATA element parsing algorithm" (from "in body": back to "in body"). */
+  private text(token: Token.TagToken, state: number): void {
+    this.insert(token);
+    this.host.setTokenizerState(state);
+    this.mode = TEXT;
+  }
+
+  /** An end tag: BAIL, or 0 once processed. */
+  endTag(token: Token.TagToken): number {
+    if (this.mode === TEXT) {
+      // "text": any end tag pops the current node and returns to "in body".
+      this.shortenTo(this.depth - 1);
+      this.mode = IN_BODY;
+      this.skipNextNewLine = false;
+      return 0;
+    }
+    const id = token.tagID;
+    const kind = id < 256 ? (END[id] as End) : End.Generic;
+    if (kind === End.Bail) return BAIL;
+    if (kind === End.Formatting && !this.adoptionAgencyIsSimple(token)) return BAIL;
+    if ((kind === End.P && !this.hasPInButtonScope() && this.depth + 1 > MAX_SIMULATED_DEPTH) || (kind === End.Br && this.reconstructionTooDeep(1))) return BAIL;
+    this.skipNextNewLine = false;
+    switch (kind) {
+      case End.Generic: {
+        // The topmost open element with the token's name closes, unless a special element is above it.
+        let i = this.depth - 1;
+        if (id === $.UNKNOWN) {
+          while (i >= 0 && !(this.ids[i] === $.UNKNOWN && this.nodes[i]!.tagName === token.tagName)) i--;
+        } else {
+          while (i >= 0 && this.ids[i] !== id) i--;
+        }
+        if (i > 0) {
+          let special = false;
+          for (let j = i + 1; j < this.depth; j++) if (SPECIAL[this.ids[j]!] === 1) special = true;
+          if (!special) {
+            this.generateImpliedEndTags(id);
+            if (this.depth > i) this.shortenTo(i);
+          }
+        }
+        break;
+      }
+      case End.Formatting:
+        this.adoptionAgency(token);
+        break;
+      case End.Block:
+        if (this.hasInScope(id)) {
+          this.generateImpliedEndTags(-1);
+          this.shortenTo(Math.max(this.indexOfTopmost(id), 0));
+        }
+        break;
+      case End.P:
+        if (!this.hasPInButtonScope()) {
+          this.push(this.host.createElement('p', [], false), $.P);
+        }
+        this.closeP();
+        break;
+      case End.Li:
+        if (this.hasInListItemScope($.LI)) {
+          this.generateImpliedEndTags($.LI);
+          this.shortenTo(Math.max(this.indexOfTopmost($.LI), 0));
+        }
+        break;
+      case End.DdDt:
+        if (this.hasInScope(id)) {
+          this.generateImpliedEndTags(id);
+          this.shortenTo(Math.max(this.indexOfTopmost(id), 0));
+        }
+        break;
+      case End.Header: {
+        let top = -1;
+        for (let i = this.depth - 1; i > 0; i--) {
+          if (NUMBERED_HEADER[this.ids[i]!] === 1) {
+            top = i;
+            break;
+          }
+        }
+        if (top !== -1) {
+          this.generateImpliedEndTags(-1);
+          let h = this.depth - 1;
+          while (h >= 0 && NUMBERED_HEADER[this.ids[h]!] !== 1) h--;
+          this.shortenTo(Math.max(h, 0));
+        }
+        break;
+      }
+      case End.Br:
+        // "An end tag whose tag name is "br"": as a <br> start tag with no attributes.
+        this.reconstruct();
+        this.host.createElement('br', [], false);
+        this.framesetOk = false;
+        break;
+      case End.Form: {
+        const form = this.formElement;
+        this.formElement = null;
+        if (form !== null && this.hasInScope($.FORM)) {
+          this.generateImpliedEndTags(-1);
+          const at = this.indexOf(form);
+          if (at !== -1) {
+            this.nodes.splice(at, 1);
+            this.ids.splice(at, 1);
+            this.depth--;
+          }
+        }
+        break;
+      }
+      case End.Ignore:
+        break;
+      default:
+        throw new Error(`tree simulator: end tag kind ${kind}`);
+    }
+    return 0;
+  }
+
+  private hasInListItemScope(id: number): boolean {
+    for (let i = this.depth - 1; i > 0; i--) {
+      const at = this.ids[i];
+      if (at === id) return true;
+      if (at === $.OL || at === $.UL) return false;
+    }
+    return false;
+  }
+
+  /**
+   * The adoption agency algorithm for an end tag, in the cases without a furthest block (which moves nodes in
+   * the tree): false, with nothing changed, when it would find one.
+   * https://html.spec.whatwg.org/multipage/parsing.html#adoption-agency-algorithm
+   */
+  private adoptionAgencyIsSimple(token: Token.TagToken): boolean {
+    const top = this.depth - 1;
+    if (this.ids[top] === token.tagID && !this.listed(this.nodes[top]!)) return true;
+    const entry = this.formattingEntry(token.tagName);
+    if (entry === -1) return true;
+    const at = this.indexOf(this.formatting[entry]!.element);
+    if (at === -1) return true;
+    for (let i = at + 1; i < this.depth; i++) if (SPECIAL[this.ids[i]!] === 1) return false;
+    return true;
+  }
+
+  private listed(element: SimNode): boolean {
+    for (const e of this.formatting) if (e.element === element) return true;
+    return false;
+  }
+
+  private adoptionAgency(token: Token.TagToken): void {
+    const top = this.depth - 1;
+    const current = this.nodes[top]!;
+    // Step 2: the current node is the element and is not in the list.
+    if (this.ids[top] === token.tagID && !this.listed(current)) {
+      this.shortenTo(top);
+      return;
+    }
+    const entry = this.formattingEntry(token.tagName);
+    if (entry === -1) {
+      // "Any other end tag" (step 4.3).
+      this.endTagGeneric(token);
+      return;
+    }
+    const at = this.indexOf(this.formatting[entry]!.element);
+    // Not open: removed from the list. Open (in scope: no scope boundary but html is on the simulated stack)
+    // with no furthest block (adoptionAgencyIsSimple): popped up to it, and removed from the list.
+    if (at !== -1) this.shortenTo(at);
+    this.formatting.splice(entry, 1);
+  }
+
+  private endTagGeneric(token: Token.TagToken): void {
+    const id = token.tagID;
+    let i = this.depth - 1;
+    while (i >= 0 && this.ids[i] !== id) i--;
+    if (i > 0) {
+      for (let j = i + 1; j < this.depth; j++) if (SPECIAL[this.ids[j]!] === 1) return;
+      this.generateImpliedEndTags(id);
+      if (this.depth > i) this.shortenTo(i);
+    }
+  }
+
+  /**
+   * Whether a character or whitespace token would make the reconstruction go deeper than the simulator keeps
+   * (checked before either handler runs: they change state before they reconstruct).
+   */
+  textTooDeep(): boolean {
+    return this.mode !== TEXT && this.reconstructionTooDeep(0);
+  }
+
+  /** A character token (not whitespace). */
+  character(): number {
+    this.skipNextNewLine = false;
+    if (this.mode === TEXT) return 0;
+    this.reconstruct();
+    this.framesetOk = false;
+    return 0;
+  }
+
+  /** A NUL character token: ignored in both modes. */
+  nullCharacter(): number {
+    this.skipNextNewLine = false;
+    return 0;
+  }
+
+  whitespaceCharacter(token: Token.CharacterToken): number {
+    if (this.skipNextNewLine) {
+      this.skipNextNewLine = false;
+      // (A line feed right after <pre>, <listing> or <textarea> is dropped.)
+      if (token.chars.charCodeAt(0) === 0x0a) {
+        if (token.chars.length === 1) return 0;
+        token.chars = token.chars.substr(1);
+      }
+    }
+    if (this.mode === TEXT) return 0;
+    this.reconstruct();
+    return 0;
+  }
+
+  /** A comment or a doctype: nothing on the stack changes. */
+  other(): number {
+    this.skipNextNewLine = false;
+    return 0;
+  }
+}
