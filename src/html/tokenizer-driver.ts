@@ -757,7 +757,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     const sim = this.simulator;
     if (sim === null || this.insertionMode !== InsertionMode.IN_BODY || this.currentNotInHTML || this.fosterParentingEnabled) return;
     const stack = this.openElements as unknown as OpenElementsInternals;
-    if (stack.tmplCount > 0 || stack.indexed || this.pendingCharacterTokens.length > 0) return;
+    if (stack.tmplCount > 0 || stack.indexed) return;
     const count = stack.stackTop + 1;
     // (A stack that still holds the element that blocked the last try is not looked at again.)
     if (this.blockedSlot !== -1 && this.blockedSlot < count && stack.items[this.blockedSlot] === this.blockedBy) return;

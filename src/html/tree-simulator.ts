@@ -174,13 +174,13 @@ export class TreeSimulator {
   /** The stack of open elements (slots 0 … depth-1; 0 is html, 1 is body) and their tag IDs. */
   readonly nodes: SimNode[] = [];
   readonly ids: number[] = [];
-  depth = 0;
+  depth: number = 0;
   /** The list of active formatting elements, oldest first (no markers: the simulator never has one). */
   readonly formatting: SimEntry[] = [];
-  mode = IN_BODY;
-  framesetOk = false;
+  private mode: number = IN_BODY;
+  framesetOk: boolean = false;
   formElement: SimNode | null = null;
-  skipNextNewLine = false;
+  skipNextNewLine: boolean = false;
 
   constructor(host: SimulatorHost) {
     this.host = host;
