@@ -736,10 +736,15 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     return {
       createElement: (tagName, attrs, fromToken) => {
         // As _createElement and _attachElementToTree below: an element made again from a formatting element's
-        // token is reported; a <base> is placed (in no table: the simulator's stack holds none).
+        // token is reported; a <base> is placed (never foster parented: the simulator never inserts in a table).
         if (!fromToken && attrs.length > 0) this.handler.onReconstructed?.(attrs);
         const node = stackOnlyAdapter.createElement(tagName, NS.HTML, attrs);
-        if (tagName === 'base') this.basePlacement = { before: null, tables: [] };
+        if (tagName === 'base') {
+          const sim = this.simulator!;
+          const tables: unknown[] = [];
+          for (let i = 0; i < sim.depth; i++) if (sim.ids[i] === $.TABLE) tables.push(sim.nodes[i]);
+          this.basePlacement = { before: null, tables };
+        }
         return node;
       },
       setTokenizerState: (state) => {
@@ -755,41 +760,50 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
    */
   private tryTakeOver(): void {
     const sim = this.simulator;
-    if (sim === null || this.insertionMode !== InsertionMode.IN_BODY || this.currentNotInHTML || this.fosterParentingEnabled) return;
+    if (sim === null || this.currentNotInHTML || this.fosterParentingEnabled) return;
+    const mode = this.insertionMode;
+    if (mode !== InsertionMode.IN_BODY && mode !== InsertionMode.IN_CELL) return;
     const stack = this.openElements as unknown as OpenElementsInternals;
     if (stack.tmplCount > 0 || stack.indexed) return;
     const count = stack.stackTop + 1;
-    // (A stack that still holds the element that blocked the last try is not looked at again.)
-    if (this.blockedSlot !== -1 && this.blockedSlot < count && stack.items[this.blockedSlot] === this.blockedBy) return;
-    const blocked = TreeSimulator.blockingSlot(stack.items, stack.tagIDs, count);
-    if (blocked !== -1) {
-      this.blockedSlot = blocked < count ? blocked : -1;
-      this.blockedBy = blocked < count ? stack.items[blocked] : null;
-      return;
+    let floor = 0;
+    if (mode === InsertionMode.IN_CELL) {
+      floor = TreeSimulator.cellFloor(stack.items, stack.tagIDs, count);
+      if (floor === -1) return;
+    } else {
+      // (A stack that still holds the element that blocked the last try is not looked at again.)
+      if (this.blockedSlot !== -1 && this.blockedSlot < count && stack.items[this.blockedSlot] === this.blockedBy) return;
+      const blocked = TreeSimulator.blockingSlot(stack.items, stack.tagIDs, count);
+      if (blocked !== -1) {
+        this.blockedSlot = blocked < count ? blocked : -1;
+        this.blockedBy = blocked < count ? stack.items[blocked] : null;
+        return;
+      }
+      this.blockedSlot = -1;
+      this.blockedBy = null;
     }
-    this.blockedSlot = -1;
-    this.blockedBy = null;
+    // The list of active formatting elements after its last marker: all of it "in body" (no marker), the
+    // entries after the cell's marker "in cell".
     const list = this.activeFormattingElements as unknown as FormattingListInternals;
     const entries: SimEntry[] = [];
-    for (let e = list.newest; e !== null; e = e.older) {
-      if (e.type !== ENTRY_ELEMENT) return;
-      entries.push({ element: e.element!, token: e.token! });
-    }
+    let e = list.newest;
+    for (; e !== null && e.type === ENTRY_ELEMENT; e = e.older) entries.push({ element: e.element!, token: e.token! });
+    if ((e !== null) !== (floor > 0)) return;
     entries.reverse();
-    // parse5 indexes the list once it has three entries, and its Noah's Ark clause drops the entry of an "ark"
+    // parse5 indexes those entries once there are three, and its Noah's Ark clause drops the entry of an "ark"
     // (same tag and attributes) pushed first; the simulator drops the earliest in the list. They agree when the
     // arks are in list order, as when every entry was pushed at the end (the adoption agency inserts elsewhere).
     if (list.index !== null) {
       const position = new Map<unknown, number>();
       let at = 0;
-      for (let e = list.newest; e !== null; e = e.older) position.set(e, at--);
-      for (let e = list.newest; e !== null; e = e.older) {
-        const ark = e.ark?.entries;
+      for (let x = list.newest; x !== null && x.type === ENTRY_ELEMENT; x = x.older) position.set(x, at--);
+      for (let x = list.newest; x !== null && x.type === ENTRY_ELEMENT; x = x.older) {
+        const ark = x.ark?.entries;
         if (ark === undefined) continue;
         for (let i = 1; i < ark.length; i++) if (position.get(ark[i - 1])! > position.get(ark[i])!) return;
       }
     }
-    sim.load(stack.items as SimNode[], stack.tagIDs, count, entries, this.framesetOk, this.formElement as SimNode | null, this.skipNextNewLine);
+    sim.load(stack.items as SimNode[], stack.tagIDs, count, floor, entries, this.framesetOk, this.formElement as SimNode | null, this.skipNextNewLine);
     this.simulating = true;
     simulatorStats.takeOvers++;
   }
@@ -808,16 +822,20 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     while (shared < sim.depth && shared <= stack.stackTop && stack.items[shared] === sim.nodes[shared]) shared++;
     stack.shortenToLength(shared);
     for (let i = shared; i < sim.depth; i++) stack.push(sim.nodes[i] as StackNode, sim.ids[i]!);
+    // The entries after the last marker, again (clearToLastMarker takes the marker too: "in cell", the cell's is
+    // put back, as parse5 put it when it inserted the cell).
     const list = this.activeFormattingElements;
     list.clearToLastMarker();
+    if (sim.cell) list.insertMarker();
     for (const e of sim.formatting) list.pushElement(e.element as StackNode, e.token);
     this.framesetOk = sim.framesetOk;
     this.formElement = sim.formElement as StackNode | null;
     this.skipNextNewLine = sim.skipNextNewLine;
+    const mode = sim.cell ? InsertionMode.IN_CELL : InsertionMode.IN_BODY;
     if (sim.inText) {
       this.insertionMode = InsertionMode.TEXT;
-      this.originalInsertionMode = InsertionMode.IN_BODY;
-    } else this.insertionMode = InsertionMode.IN_BODY;
+      this.originalInsertionMode = mode;
+    } else this.insertionMode = mode;
   }
 
   override _createElement(tagName: string, namespaceURI: html.NS, attrs: Token.Attribute[], intendedParent: StackNode): StackNode {
@@ -990,6 +1008,7 @@ interface OpenElementsInternals {
 interface FormattingListInternals {
   newest: FormattingEntryInternals | null;
   index: object | null;
+  insertMarker(): void;
 }
 interface FormattingEntryInternals {
   type: number;

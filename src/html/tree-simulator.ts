@@ -64,6 +64,11 @@ for (const id of html.SPECIAL_ELEMENTS[NS.HTML]) SPECIAL[id] = 1;
 /** Elements that may not be on the simulated stack: scope boundaries other than html, and what selects a mode. */
 const UNMODELED = new Uint8Array(256);
 for (const id of [$.APPLET, $.CAPTION, $.MARQUEE, $.OBJECT, $.TABLE, $.TD, $.TH, $.TEMPLATE, $.TBODY, $.THEAD, $.TFOOT, $.TR, $.COLGROUP, $.COL, $.SELECT, $.FRAMESET, $.HEAD]) UNMODELED[id] = 1;
+/** "In cell", start tags that close the cell, and end tags with rules of their own. */
+const CELL_CLOSERS = new Uint8Array(256);
+for (const id of [$.CAPTION, $.COL, $.COLGROUP, $.TBODY, $.TD, $.TFOOT, $.TH, $.THEAD, $.TR]) CELL_CLOSERS[id] = 1;
+const CELL_ENDS = new Uint8Array(256);
+for (const id of [$.TD, $.TH, $.BODY, $.CAPTION, $.COL, $.COLGROUP, $.HTML, $.TABLE, $.TBODY, $.TFOOT, $.THEAD, $.TR]) CELL_ENDS[id] = 1;
 const NUMBERED_HEADER = new Uint8Array(256);
 for (const id of [$.H1, $.H2, $.H3, $.H4, $.H5, $.H6]) NUMBERED_HEADER[id] = 1;
 
@@ -178,6 +183,13 @@ export class TreeSimulator {
   /** The list of active formatting elements, oldest first (no markers: the simulator never has one). */
   readonly formatting: SimEntry[] = [];
   private mode: number = IN_BODY;
+  /**
+   * "In cell" rather than "in body": the "in body" rules but for the cell's and the table's own tags, with the
+   * cell (at `floor`) bounding every scope and a marker in the list of active formatting elements at it.
+   */
+  cell: boolean = false;
+  /** The slot of the element that bounds every scope: html (0), or the cell; the simulator never pops it. */
+  private floor: number = 0;
   framesetOk: boolean = false;
   formElement: SimNode | null = null;
   skipNextNewLine: boolean = false;
@@ -192,7 +204,7 @@ export class TreeSimulator {
   }
 
   /** Sets the state: parse5's, when it models it (checked by the caller; see StackBuilder.tryTakeOver). */
-  load(items: readonly SimNode[], tagIDs: readonly number[], count: number, formatting: readonly SimEntry[], framesetOk: boolean, formElement: SimNode | null, skipNextNewLine: boolean): void {
+  load(items: readonly SimNode[], tagIDs: readonly number[], count: number, floor: number, formatting: readonly SimEntry[], framesetOk: boolean, formElement: SimNode | null, skipNextNewLine: boolean): void {
     for (let i = 0; i < count; i++) {
       this.nodes[i] = items[i]!;
       this.ids[i] = tagIDs[i]!;
@@ -203,6 +215,8 @@ export class TreeSimulator {
     this.formatting.length = 0;
     for (const e of formatting) this.formatting.push(e);
     this.mode = IN_BODY;
+    this.floor = floor;
+    this.cell = floor > 0;
     this.framesetOk = framesetOk;
     this.formElement = formElement;
     this.skipNextNewLine = skipNextNewLine;
@@ -219,6 +233,25 @@ export class TreeSimulator {
       if (items[i]!.namespaceURI !== NS.HTML || id >= 256 || UNMODELED[id] === 1) return i;
     }
     return -1;
+  }
+
+  /**
+   * "In cell": the slot of the topmost cell, if parse5's stack (slots 0 … count-1, none free) holds only HTML
+   * elements, no select, and above the cell only what the simulator models; else -1. (Below the cell the stack
+   * is the table's, and the simulator leaves it alone: the cell bounds every scope the "in body" rules look at.)
+   */
+  static cellFloor(items: readonly SimNode[], tagIDs: readonly number[], count: number): number {
+    if (count < 2 || count > MAX_SIMULATED_DEPTH || tagIDs[0] !== $.HTML || tagIDs[1] !== $.BODY) return -1;
+    let cell = -1;
+    for (let i = count - 1; i > 1; i--) {
+      const id = tagIDs[i]!;
+      if (items[i]!.namespaceURI !== NS.HTML || id === $.SELECT) return -1;
+      if (cell === -1) {
+        if (id === $.TD || id === $.TH) cell = i;
+        else if (id >= 256 || UNMODELED[id] === 1) return -1;
+      }
+    }
+    return cell;
   }
 
   isOpen(element: unknown): boolean {
@@ -238,10 +271,9 @@ export class TreeSimulator {
     this.depth++;
   }
 
+  /** Pops elements until `length` are left (the slots above keep their old values until pushed over). */
   private shortenTo(length: number): void {
     this.depth = length;
-    this.nodes.length = length;
-    this.ids.length = length;
   }
 
   private indexOfTopmost(id: number): number {
@@ -251,12 +283,12 @@ export class TreeSimulator {
 
   /** "Has an element in scope": on this stack only html bounds it (no other scope element is modeled). */
   private hasInScope(id: number): boolean {
-    return this.indexOfTopmost(id) > 0;
+    return this.indexOfTopmost(id) > this.floor;
   }
 
   /** "Has a p element in button scope". */
   private hasPInButtonScope(): boolean {
-    for (let i = this.depth - 1; i > 0; i--) {
+    for (let i = this.depth - 1; i > this.floor; i--) {
       const id = this.ids[i];
       if (id === $.P) return true;
       if (id === $.BUTTON) return false;
@@ -285,6 +317,7 @@ export class TreeSimulator {
   /** "Reconstruct the active formatting elements". */
   private reconstruct(): void {
     const list = this.formatting;
+    if (list.length === 0) return;
     let i = list.length;
     while (i > 0 && !this.isOpen(list[i - 1]!.element)) i--;
     for (; i < list.length; i++) {
@@ -298,6 +331,7 @@ export class TreeSimulator {
   /** Whether reconstructing would make more elements than the simulator keeps. */
   private reconstructionTooDeep(extra: number): boolean {
     const list = this.formatting;
+    if (list.length === 0) return this.depth + extra > MAX_SIMULATED_DEPTH;
     let n = 0;
     for (let i = list.length; i > 0 && !this.isOpen(list[i - 1]!.element); i--) n++;
     return this.depth + n + extra > MAX_SIMULATED_DEPTH;
@@ -335,6 +369,8 @@ export class TreeSimulator {
     const id = token.tagID;
     const kind = id < 256 ? (START[id] as Start) : Start.Generic;
     if (kind === Start.Bail) return BAIL;
+    // "In cell", these close the cell (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-intd).
+    if (this.cell && kind === Start.Ignore && CELL_CLOSERS[id] === 1) return BAIL;
     // Each rule inserts at most one element, after at most a reconstruction.
     if (this.reconstructionTooDeep(1)) return BAIL;
     // An <a> in the list runs the adoption agency (and is removed); so does a <nobr> in scope, maybe one that
@@ -381,7 +417,8 @@ export class TreeSimulator {
         // The topmost open item of the token's kind closes, unless a special element other than address, div
         // and p is above it.
         const idx = id === $.LI ? this.indexOfTopmost($.LI) : Math.max(this.indexOfTopmost($.DD), this.indexOfTopmost($.DT));
-        if (idx !== -1) {
+        // (Below the cell, the cell is a special element above it.)
+        if (idx > this.floor) {
           let boundary = false;
           for (let i = idx + 1; i < this.depth; i++) {
             const above = this.ids[i]!;
@@ -494,6 +531,10 @@ export class TreeSimulator {
     const id = token.tagID;
     const kind = id < 256 ? (END[id] as End) : End.Generic;
     if (kind === End.Bail) return BAIL;
+    // "In cell": the cell's and the table's end tags (and body, caption, col, colgroup, html: ignored there).
+    if (this.cell && id < 256 && CELL_ENDS[id] === 1) return BAIL;
+    // A form element pointer below the cell would be removed from the table's part of the stack.
+    if (kind === End.Form && this.formElement !== null && this.hasInScope($.FORM) && this.indexOf(this.formElement) !== -1 && this.indexOf(this.formElement) <= this.floor) return BAIL;
     if (kind === End.Formatting && !this.adoptionAgencyIsSimple(token)) return BAIL;
     if ((kind === End.P && !this.hasPInButtonScope() && this.depth + 1 > MAX_SIMULATED_DEPTH) || (kind === End.Br && this.reconstructionTooDeep(1))) return BAIL;
     this.skipNextNewLine = false;
@@ -506,7 +547,7 @@ export class TreeSimulator {
         } else {
           while (i >= 0 && this.ids[i] !== id) i--;
         }
-        if (i > 0) {
+        if (i > this.floor) {
           let special = false;
           for (let j = i + 1; j < this.depth; j++) if (SPECIAL[this.ids[j]!] === 1) special = true;
           if (!special) {
@@ -545,7 +586,7 @@ export class TreeSimulator {
         break;
       case End.Header: {
         let top = -1;
-        for (let i = this.depth - 1; i > 0; i--) {
+        for (let i = this.depth - 1; i > this.floor; i--) {
           if (NUMBERED_HEADER[this.ids[i]!] === 1) {
             top = i;
             break;
@@ -572,8 +613,8 @@ export class TreeSimulator {
           this.generateImpliedEndTags(-1);
           const at = this.indexOf(form);
           if (at !== -1) {
-            this.nodes.splice(at, 1);
-            this.ids.splice(at, 1);
+            this.nodes.copyWithin(at, at + 1, this.depth);
+            this.ids.copyWithin(at, at + 1, this.depth);
             this.depth--;
           }
         }
@@ -588,7 +629,7 @@ export class TreeSimulator {
   }
 
   private hasInListItemScope(id: number): boolean {
-    for (let i = this.depth - 1; i > 0; i--) {
+    for (let i = this.depth - 1; i > this.floor; i--) {
       const at = this.ids[i];
       if (at === id) return true;
       if (at === $.OL || at === $.UL) return false;
@@ -608,6 +649,8 @@ export class TreeSimulator {
     if (entry === -1) return true;
     const at = this.indexOf(this.formatting[entry]!.element);
     if (at === -1) return true;
+    // (Open below the cell: not in scope. Not expected, since the list holds only entries made above the cell.)
+    if (at <= this.floor) return false;
     for (let i = at + 1; i < this.depth; i++) if (SPECIAL[this.ids[i]!] === 1) return false;
     return true;
   }
@@ -642,7 +685,7 @@ export class TreeSimulator {
     const id = token.tagID;
     let i = this.depth - 1;
     while (i >= 0 && this.ids[i] !== id) i--;
-    if (i > 0) {
+    if (i > this.floor) {
       for (let j = i + 1; j < this.depth; j++) if (SPECIAL[this.ids[j]!] === 1) return;
       this.generateImpliedEndTags(id);
       if (this.depth > i) this.shortenTo(i);
