@@ -714,7 +714,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
    * (The simulator's stack always has the body second.)
    */
   get framesetPending(): boolean {
-    if (this.simulating) return this.simulator!.framesetOk;
+    if (this.simulating) return this.simulator!.framesetOk && this.simulator!.ids[1] === $.BODY;
     return this.framesetOk && this.openElements.tryPeekProperlyNestedBodyElement() !== null;
   }
 
@@ -762,12 +762,15 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     const sim = this.simulator;
     if (sim === null || this.currentNotInHTML || this.fosterParentingEnabled) return;
     const mode = this.insertionMode;
-    if (mode !== InsertionMode.IN_BODY && mode !== InsertionMode.IN_CELL) return;
+    if (mode !== InsertionMode.IN_BODY && mode !== InsertionMode.IN_CELL && mode !== InsertionMode.IN_HEAD) return;
     const stack = this.openElements as unknown as OpenElementsInternals;
     if (stack.tmplCount > 0 || stack.indexed) return;
     const count = stack.stackTop + 1;
     let floor = 0;
-    if (mode === InsertionMode.IN_CELL) {
+    if (mode === InsertionMode.IN_HEAD) {
+      // "In head": the stack is html, head (and the list of active formatting elements is empty).
+      if (count !== 2 || stack.tagIDs[1] !== $.HEAD || stack.items[1]!.namespaceURI !== NS.HTML || this.activeFormattingElements.newest !== null) return;
+    } else if (mode === InsertionMode.IN_CELL) {
       floor = TreeSimulator.cellFloor(stack.items, stack.tagIDs, count);
       if (floor === -1) return;
     } else {
@@ -813,10 +816,11 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
    * both still share, the list of active formatting elements, frameset-ok, the form element pointer, the mode),
    * and parse5 processes the token. The tokenizer's state and the base placement were kept up to date.
    */
-  private handBack(): void {
+  private handBack(atEnd = false): void {
     const sim = this.simulator!;
     this.simulating = false;
-    simulatorStats.handBacks++;
+    if (atEnd) simulatorStats.endHandBacks++;
+    else simulatorStats.handBacks++;
     const stack = this.openElements;
     let shared = 0;
     while (shared < sim.depth && shared <= stack.stackTop && stack.items[shared] === sim.nodes[shared]) shared++;
@@ -831,7 +835,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     this.framesetOk = sim.framesetOk;
     this.formElement = sim.formElement as StackNode | null;
     this.skipNextNewLine = sim.skipNextNewLine;
-    const mode = sim.cell ? InsertionMode.IN_CELL : InsertionMode.IN_BODY;
+    const mode = sim.cell ? InsertionMode.IN_CELL : sim.head ? InsertionMode.IN_HEAD : InsertionMode.IN_BODY;
     if (sim.inText) {
       this.insertionMode = InsertionMode.TEXT;
       this.originalInsertionMode = mode;
@@ -930,7 +934,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
 
   override onCharacter(token: Token.CharacterToken): void {
     if (this.simulating) {
-      if (!this.simulator!.textTooDeep()) {
+      if (!this.simulator!.textBails()) {
         this.simulator!.character();
         this.handler.onText();
         return;
@@ -944,12 +948,16 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
 
   override onNullCharacter(token: Token.CharacterToken): void {
     if (this.simulating) {
-      this.simulator!.nullCharacter();
-      this.handler.onText();
-      return;
+      if (!this.simulator!.textBails()) {
+        this.simulator!.nullCharacter();
+        this.handler.onText();
+        return;
+      }
+      this.handBack();
     }
     super.onNullCharacter(token);
     this.handler.onText();
+    this.tryTakeOver();
   }
 
   override onWhitespaceCharacter(token: Token.CharacterToken): void {
@@ -988,7 +996,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   }
 
   override onEof(token: Token.EOFToken): void {
-    if (this.simulating) this.handBack();
+    if (this.simulating) this.handBack(true);
     super.onEof(token);
     this.handler.onEof();
   }
@@ -1021,10 +1029,11 @@ interface FormattingEntryInternals {
 const ENTRY_ELEMENT = 1;
 
 /**
- * How many tokens the tree simulator processed and how many parse5's tree builder did, and how often one handed
- * over to the other, in this process (read by the tests that measure how often the guard fires).
+ * How many tags the tree simulator processed and how many parse5's tree builder did, and how often one handed
+ * over to the other (`handBacks`: the guard fired; `endHandBacks`: at the end of input, which parse5 ends), in
+ * this process (read by the test that measures how often the guard fires).
  */
-export const simulatorStats = { simulated: 0, full: 0, takeOvers: 0, handBacks: 0 };
+export const simulatorStats = { simulated: 0, full: 0, takeOvers: 0, handBacks: 0, endHandBacks: 0 };
 
 /** Where a `<base>` element went: the table it was foster parented before (or null), and the tables it is in. */
 export interface BasePlacement {

@@ -186,7 +186,7 @@ describe('the rewriter with the tree simulator', () => {
     const takeOvers = simulatorStats.takeOvers - before.takeOvers;
     console.log(
       `tree simulator on ${list.length} real pages: ${simulated} tags simulated, ${full} by parse5 (${((100 * full) / (simulated + full)).toFixed(1)}%); ` +
-        `${takeOvers} take-overs, ${handBacks} hand-backs (the guard fired; ${(handBacks / list.length).toFixed(1)} a page, on ${fired} pages)`,
+        `${takeOvers} take-overs, ${handBacks} hand-backs (the guard fired: ${(handBacks / list.length).toFixed(1)} times a page, on ${fired} of the pages) and ${simulatorStats.endHandBacks - before.endHandBacks} at the end of input`,
     );
     expect(simulated).toBeGreaterThan(0);
   });

@@ -188,6 +188,8 @@ export class TreeSimulator {
    * cell (at `floor`) bounding every scope and a marker in the list of active formatting elements at it.
    */
   cell: boolean = false;
+  /** "In head" rather than "in body" (the stack is html, head): see headStartTag. */
+  head: boolean = false;
   /** The slot of the element that bounds every scope: html (0), or the cell; the simulator never pops it. */
   private floor: number = 0;
   framesetOk: boolean = false;
@@ -217,6 +219,7 @@ export class TreeSimulator {
     this.mode = IN_BODY;
     this.floor = floor;
     this.cell = floor > 0;
+    this.head = count >= 2 && tagIDs[1] === $.HEAD;
     this.framesetOk = framesetOk;
     this.formElement = formElement;
     this.skipNextNewLine = skipNextNewLine;
@@ -366,6 +369,7 @@ export class TreeSimulator {
    */
   startTag(token: Token.TagToken): number {
     if (this.mode !== IN_BODY) return BAIL;
+    if (this.head) return this.headStartTag(token);
     const id = token.tagID;
     const kind = id < 256 ? (START[id] as Start) : Start.Generic;
     if (kind === Start.Bail) return BAIL;
@@ -512,6 +516,38 @@ export class TreeSimulator {
     return 1;
   }
 
+  /**
+   * "In head": the head's own elements; anything else (which pops the head and starts the body), `<noscript>`
+   * ("in head noscript") and `<template>` are left to parse5.
+   * https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead
+   */
+  private headStartTag(token: Token.TagToken): number {
+    const kind = token.tagID < 256 ? (START[token.tagID] as Start) : Start.Generic;
+    switch (kind) {
+      case Start.HeadVoid:
+        this.skipNextNewLine = false;
+        this.insert(token);
+        this.shortenTo(this.depth - 1);
+        token.ackSelfClosing = true;
+        return 1;
+      case Start.Rcdata:
+      case Start.ScriptData:
+        this.skipNextNewLine = false;
+        this.text(token, kind === Start.Rcdata ? TokenizerMode.RCDATA : TokenizerMode.SCRIPT_DATA);
+        return 1;
+      case Start.RawText:
+        // <style> and <noframes> (<noembed> is not a head element).
+        if (token.tagID === $.NOEMBED) return BAIL;
+        this.skipNextNewLine = false;
+        this.text(token, TokenizerMode.RAWTEXT);
+        return 1;
+      default:
+        if (token.tagID !== $.HEAD) return BAIL;
+        this.skipNextNewLine = false;
+        return 0;
+    }
+  }
+
   /** "The generic raw text / RCDATA element parsing algorithm" (from "in body": back to "in body"). */
   private text(token: Token.TagToken, state: number): void {
     this.insert(token);
@@ -529,6 +565,13 @@ export class TreeSimulator {
       return 0;
     }
     const id = token.tagID;
+    if (this.head) {
+      // "In head": </head> ends it, </body>, </html>, </br> start the body, </template> has rules of its own;
+      // any other end tag is ignored.
+      if (id === $.HEAD || id === $.BODY || id === $.HTML || id === $.BR || id === $.TEMPLATE) return BAIL;
+      this.skipNextNewLine = false;
+      return 0;
+    }
     const kind = id < 256 ? (END[id] as End) : End.Generic;
     if (kind === End.Bail) return BAIL;
     // "In cell": the cell's and the table's end tags (and body, caption, col, colgroup, html: ignored there).
@@ -700,6 +743,11 @@ export class TreeSimulator {
     return this.mode !== TEXT && this.reconstructionTooDeep(0);
   }
 
+  /** Whether a character token (not whitespace) or a NUL is left to parse5: "in head", it starts the body. */
+  textBails(): boolean {
+    return this.mode !== TEXT && (this.head || this.reconstructionTooDeep(0));
+  }
+
   /** A character token (not whitespace). */
   character(): number {
     this.skipNextNewLine = false;
@@ -724,7 +772,7 @@ export class TreeSimulator {
         token.chars = token.chars.substr(1);
       }
     }
-    if (this.mode === TEXT) return 0;
+    if (this.mode === TEXT || this.head) return 0;
     this.reconstruct();
     return 0;
   }
