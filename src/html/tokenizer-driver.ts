@@ -44,7 +44,7 @@
  */
 import { InsertionMode, Parser, Token, html } from 'parse5';
 import type { Tokenizer, TreeAdapter, TreeAdapterTypeMap } from 'parse5';
-import { BAIL, TreeSimulator } from './tree-simulator.ts';
+import { BAIL, ROW, TBODY, TreeSimulator } from './tree-simulator.ts';
 import type { SimEntry, SimNode, SimulatorHost } from './tree-simulator.ts';
 import { mayHoldUrl } from './url-attributes.ts';
 
@@ -835,10 +835,26 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     this.framesetOk = sim.framesetOk;
     this.formElement = sim.formElement as StackNode | null;
     this.skipNextNewLine = sim.skipNextNewLine;
-    const mode = sim.cell ? InsertionMode.IN_CELL : sim.head ? InsertionMode.IN_HEAD : InsertionMode.IN_BODY;
+    const mode = sim.cell
+      ? InsertionMode.IN_CELL
+      : sim.head
+        ? InsertionMode.IN_HEAD
+        : sim.table === ROW
+          ? InsertionMode.IN_ROW
+          : sim.table === TBODY
+            ? InsertionMode.IN_TABLE_BODY
+            : InsertionMode.IN_BODY;
     if (sim.inText) {
       this.insertionMode = InsertionMode.TEXT;
       this.originalInsertionMode = mode;
+    } else if (sim.tableText !== null) {
+      // "In table text" with the whitespace token read so far pending, as parse5 would have it (the token that
+      // made the simulator hand back is not whitespace: parse5 will foster parent the text).
+      this.pendingCharacterTokens.length = 0;
+      this.pendingCharacterTokens.push(sim.tableText);
+      this.hasNonWhitespacePendingCharacterToken = false;
+      this.originalInsertionMode = mode;
+      this.insertionMode = InsertionMode.IN_TABLE_TEXT;
     } else this.insertionMode = mode;
   }
 
@@ -923,14 +939,26 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
       }
       this.handBack();
     }
+    if (this.inToken) {
+      super.onEndTag(token);
+      return;
+    }
     simulatorStats.full++;
     // In foreign content, an end tag that matches no foreign element is processed by the HTML rules.
     const ns = this.currentNotInHTML ? this.treeAdapter.getNamespaceURI(this._getAdjustedCurrentElement()) : NS.HTML;
     this.endTagAsHtml = false;
+    this.inToken = true;
     super.onEndTag(token);
+    this.inToken = false;
     this.handler.onEndTag(token, this.endTagAsHtml ? 'html' : toNamespace(ns));
     this.tryTakeOver();
   }
+
+  /**
+   * Set while parse5 processes an end tag, a comment, a doctype or EOF: "in table text", the token that ends the
+   * pending text is reprocessed through these same methods (parse5's _processToken), and is reported once.
+   */
+  private inToken = false;
 
   override onCharacter(token: Token.CharacterToken): void {
     if (this.simulating) {
@@ -984,20 +1012,42 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   }
 
   override onComment(token: Token.CommentToken): void {
+    if (this.inToken) {
+      super.onComment(token);
+      return;
+    }
     if (this.simulating) this.simulator!.other();
-    else super.onComment(token);
+    else {
+      this.inToken = true;
+      super.onComment(token);
+      this.inToken = false;
+    }
     this.handler.onComment(token);
   }
 
   override onDoctype(token: Token.DoctypeToken): void {
+    if (this.inToken) {
+      super.onDoctype(token);
+      return;
+    }
     if (this.simulating) this.simulator!.other();
-    else super.onDoctype(token);
+    else {
+      this.inToken = true;
+      super.onDoctype(token);
+      this.inToken = false;
+    }
     this.handler.onDoctype(token);
   }
 
   override onEof(token: Token.EOFToken): void {
+    if (this.inToken) {
+      super.onEof(token);
+      return;
+    }
     if (this.simulating) this.handBack(true);
+    this.inToken = true;
     super.onEof(token);
+    this.inToken = false;
     this.handler.onEof();
   }
 }

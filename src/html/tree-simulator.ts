@@ -69,6 +69,8 @@ const CELL_CLOSERS = new Uint8Array(256);
 for (const id of [$.CAPTION, $.COL, $.COLGROUP, $.TBODY, $.TD, $.TFOOT, $.TH, $.THEAD, $.TR]) CELL_CLOSERS[id] = 1;
 const CELL_ENDS = new Uint8Array(256);
 for (const id of [$.TD, $.TH, $.BODY, $.CAPTION, $.COL, $.COLGROUP, $.HTML, $.TABLE, $.TBODY, $.TFOOT, $.THEAD, $.TR]) CELL_ENDS[id] = 1;
+const TABLE_BODY = new Uint8Array(256);
+for (const id of [$.TBODY, $.THEAD, $.TFOOT]) TABLE_BODY[id] = 1;
 const NUMBERED_HEADER = new Uint8Array(256);
 for (const id of [$.H1, $.H2, $.H3, $.H4, $.H5, $.H6]) NUMBERED_HEADER[id] = 1;
 
@@ -160,6 +162,9 @@ for (const [kind, ids] of endKinds) for (const id of ids) END[id] = kind;
 /** parse5's insertion modes that the simulator has: "in body" and "text" (from "in body"). */
 const IN_BODY = 0;
 const TEXT = 1;
+/** `table`: "in row", "in table body". */
+export const ROW = 1;
+export const TBODY = 2;
 
 /** Whether two formatting tokens' attribute sets are the same (the Noah's Ark clause's "same attributes"). */
 function sameAttributes(a: Token.Attribute[], b: Token.Attribute[]): boolean {
@@ -190,6 +195,18 @@ export class TreeSimulator {
   cell: boolean = false;
   /** "In head" rather than "in body" (the stack is html, head): see headStartTag. */
   head: boolean = false;
+  /**
+   * "In row" (ROW) or "in table body" (TBODY) after the simulator closed a cell, with a tr, tbody, thead or tfoot
+   * as the current node (see tableStartTag); 0 otherwise. The list of active formatting elements is then the
+   * table's region, which the simulator leaves to parse5 (it never reads it there).
+   */
+  table: number = 0;
+  /**
+   * "In table text": the first whitespace character token after a row or a table body's tag, which parse5
+   * keeps pending until the next other token (then inserts it, which changes nothing on the stack). Handed to
+   * parse5 with the state if a token other than whitespace comes first (it would then be foster parented).
+   */
+  tableText: Token.CharacterToken | null = null;
   /** The slot of the element that bounds every scope: html (0), or the cell; the simulator never pops it. */
   private floor: number = 0;
   framesetOk: boolean = false;
@@ -220,6 +237,8 @@ export class TreeSimulator {
     this.floor = floor;
     this.cell = floor > 0;
     this.head = count >= 2 && tagIDs[1] === $.HEAD;
+    this.table = 0;
+    this.tableText = null;
     this.framesetOk = framesetOk;
     this.formElement = formElement;
     this.skipNextNewLine = skipNextNewLine;
@@ -370,11 +389,17 @@ export class TreeSimulator {
   startTag(token: Token.TagToken): number {
     if (this.mode !== IN_BODY) return BAIL;
     if (this.head) return this.headStartTag(token);
+    if (this.table !== 0) return this.tableStartTag(token, this.depth - 1);
     const id = token.tagID;
     const kind = id < 256 ? (START[id] as Start) : Start.Generic;
     if (kind === Start.Bail) return BAIL;
-    // "In cell", these close the cell (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-intd).
-    if (this.cell && kind === Start.Ignore && CELL_CLOSERS[id] === 1) return BAIL;
+    // "In cell", these close the cell (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-intd):
+    // a td, th or tr start tag is then processed "in row"; the others are left to parse5.
+    if (this.cell && kind === Start.Ignore && CELL_CLOSERS[id] === 1) {
+      if ((id !== $.TD && id !== $.TH && id !== $.TR) || !this.rowStartApplies(id, this.floor - 1)) return BAIL;
+      this.closeCell();
+      return this.tableStartTag(token, this.depth - 1);
+    }
     // Each rule inserts at most one element, after at most a reconstruction.
     if (this.reconstructionTooDeep(1)) return BAIL;
     // An <a> in the list runs the adoption agency (and is removed); so does a <nobr> in scope, maybe one that
@@ -548,6 +573,56 @@ export class TreeSimulator {
     }
   }
 
+  /**
+   * Whether "in row" (`row`: the row's start tag is processed there) or "in table body" the simulator models a
+   * start tag with the current node at `top`: td/th in a row (the current node a tr), tr in a row (a tr in a
+   * table body: the row is closed), tr in a table body.
+   */
+  private rowStartApplies(id: number, top: number, row = true): boolean {
+    const current = this.ids[top];
+    if (row) {
+      if (current !== $.TR) return false;
+      return id === $.TD || id === $.TH || (id === $.TR && TABLE_BODY[this.ids[top - 1]!] === 1);
+    }
+    return id === $.TR && TABLE_BODY[current!] === 1;
+  }
+
+  /**
+   * "Close the cell" (https://html.spec.whatwg.org/multipage/parsing.html#close-the-cell), also what a td or th
+   * end tag for the cell does: generate implied end tags, pop up to the cell, clear the list of active formatting
+   * elements up to the last marker, "in row".
+   */
+  private closeCell(): void {
+    this.generateImpliedEndTags(-1);
+    this.shortenTo(this.floor);
+    this.formatting.length = 0;
+    this.cell = false;
+    this.floor = 0;
+    this.table = ROW;
+  }
+
+  /** A start tag "in row" or "in table body", with the current node at `top`: see rowStartApplies. */
+  private tableStartTag(token: Token.TagToken, top: number): number {
+    const id = token.tagID;
+    if (!this.rowStartApplies(id, top, this.table === ROW)) return BAIL;
+    this.tableText = null;
+    this.skipNextNewLine = false;
+    if (id === $.TR) {
+      // "In row": close the row ("in table body"); there: insert the tr, "in row".
+      if (this.table === ROW) this.shortenTo(top);
+      this.insert(token);
+      this.table = ROW;
+      return 1;
+    }
+    // "In row", td or th: insert it, "in cell", a marker in the list (the simulator's list is the cell's region).
+    this.insert(token);
+    this.floor = this.depth - 1;
+    this.cell = true;
+    this.table = 0;
+    this.formatting.length = 0;
+    return 1;
+  }
+
   /** "The generic raw text / RCDATA element parsing algorithm" (from "in body": back to "in body"). */
   private text(token: Token.TagToken, state: number): void {
     this.insert(token);
@@ -572,9 +647,25 @@ export class TreeSimulator {
       this.skipNextNewLine = false;
       return 0;
     }
+    if (this.table !== 0) {
+      // "In row", a tr end tag closes the row (into a table body); other end tags are left to parse5.
+      const top = this.depth - 1;
+      if (this.table !== ROW || id !== $.TR || this.ids[top] !== $.TR || TABLE_BODY[this.ids[top - 1]!] !== 1) return BAIL;
+      this.tableText = null;
+      this.skipNextNewLine = false;
+      this.shortenTo(top);
+      this.table = TBODY;
+      return 0;
+    }
     const kind = id < 256 ? (END[id] as End) : End.Generic;
     if (kind === End.Bail) return BAIL;
-    // "In cell": the cell's and the table's end tags (and body, caption, col, colgroup, html: ignored there).
+    // "In cell": the cell's own end tag closes it; the table's end tags (and body, caption, col, colgroup, html:
+    // ignored there) are left to parse5.
+    if (this.cell && (id === $.TD || id === $.TH) && id === this.ids[this.floor]) {
+      this.skipNextNewLine = false;
+      this.closeCell();
+      return 0;
+    }
     if (this.cell && id < 256 && CELL_ENDS[id] === 1) return BAIL;
     // A form element pointer below the cell would be removed from the table's part of the stack.
     if (kind === End.Form && this.formElement !== null && this.hasInScope($.FORM) && this.indexOf(this.formElement) !== -1 && this.indexOf(this.formElement) <= this.floor) return BAIL;
@@ -745,7 +836,7 @@ export class TreeSimulator {
 
   /** Whether a character token (not whitespace) or a NUL is left to parse5: "in head", it starts the body. */
   textBails(): boolean {
-    return this.mode !== TEXT && (this.head || this.reconstructionTooDeep(0));
+    return this.mode !== TEXT && (this.head || this.table !== 0 || this.reconstructionTooDeep(0));
   }
 
   /** A character token (not whitespace). */
@@ -773,13 +864,19 @@ export class TreeSimulator {
       }
     }
     if (this.mode === TEXT || this.head) return 0;
+    if (this.table !== 0) {
+      // "In row" / "in table body", the current node a tr or a table body: "in table text".
+      if (this.tableText === null) this.tableText = token;
+      return 0;
+    }
     this.reconstruct();
     return 0;
   }
 
-  /** A comment or a doctype: nothing on the stack changes. */
+  /** A comment or a doctype: nothing on the stack changes (pending table text is inserted first). */
   other(): number {
     this.skipNextNewLine = false;
+    this.tableText = null;
     return 0;
   }
 }
