@@ -11,6 +11,10 @@
  * Cost, on the 258 real pages of htmlparser-benchmark (CPU time of the whole rewriter, best of 5 passes, three
  * alternating processes on a shared 2-core VM): 0.67–0.71 s with the simulator, 0.76–0.88 s with the tree
  * builder (+13% at the medians); `npm run bench` gave 1.09× the SAX floor after, 1.01× before (noisy machine).
+ * In front of it runs a simulator of our own (tree-simulator.ts) that is exact by construction: it processes a
+ * token only where it models parse5's rules for it completely, and otherwise hands its state to parse5, which
+ * processes the token (StackBuilder.handBack, tryTakeOver). That is parse5's design above made cheap, not the
+ * old drifting simulator: parse5 still decides everything the simulator does not model.
  * NOTE: not parse5-sax-parser's SAXParser: it builds a text event object per text run, which costs more than
  * half the throughput of a rewriter that ignores text.
  */

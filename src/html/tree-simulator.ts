@@ -1,24 +1,29 @@
 /**
- * A lean stand-in for parse5's tree builder "in body" (and "text" after a raw-text element opened in the body):
- * the stack of open elements, the list of active formatting elements, frameset-ok, the form element pointer and
- * the tokenizer feedback, for the tokens that make up most of a real page — ordinary elements, formatting
- * elements that nest, paragraphs, lists, headings, void elements, raw text, text, comments. It is driven by
- * `StackBuilder` (tokenizer-driver.ts), and only while parse5's own state is one it models (`takeOver`).
+ * A lean stand-in for parse5's tree builder where the tokens of a real page are: "in body", "in cell", "in row"
+ * and "in table body" between cells, "in head", and "text" after a raw-text element opened in those. It keeps
+ * what the rewriter and the tokenizer read back — the stack of open elements, the list of active formatting
+ * elements (its last region), frameset-ok, the form element pointer, the tokenizer state — for ordinary elements,
+ * formatting elements that nest, paragraphs, lists, headings, void elements, raw text, text, comments, and the
+ * cells and rows of a table. It is driven by `StackBuilder` (tokenizer-driver.ts), and only while parse5's own
+ * state is one it models (StackBuilder.tryTakeOver).
  *
- * The ambiguity guard: every handler first decides, without changing anything, whether the token is one it
- * models exactly; if not it returns BAIL and `StackBuilder` hands its state back to parse5 (`handBack`) and lets
- * parse5 process that token and the ones after it, until parse5's state is one the simulator models again. The
- * state is handed over whole at a token boundary, so no token is ever replayed: what a hand-over needs is the
- * stack and the list, bounded by MAX_SIMULATED_DEPTH (and the list by the Noah's Ark clause).
- * What makes it bail: a construct whose rules read or change what it does not keep — tables (foster
- * parenting, "in table" modes), select, template, frameset, html/body start tags and end tags (after body),
- * applet/object/marquee (markers), svg/math (foreign content), ruby, option, image (renamed), the adoption agency
- * with a furthest block, an `<a>` or `<nobr>` that the adoption agency would close, EOF.
- * Measured (bench/engines.ts, see docs/performance.md): the share of tokens parse5 still handles on the 258 real
- * pages of htmlparser-benchmark is printed by test/html/tree-simulator.test.ts's statistics.
+ * The ambiguity guard: every handler first decides, without changing anything, whether it models the token
+ * exactly; if not it returns BAIL, `StackBuilder` hands the state back to parse5 (handBack) and parse5 processes
+ * that token and the ones after it, until its state is one the simulator models again. The safe point is every
+ * token boundary: the state is handed over whole, so what a hand-over replays is at most one token — the
+ * whitespace pending "in table text" (`tableText`) — and the rest is the stack, bounded by MAX_SIMULATED_DEPTH,
+ * and the list's last region (at most three entries alike, by the Noah's Ark clause).
+ * What makes it bail: a construct whose rules read or change what it does not keep — a table start or end tag,
+ * captions, column groups, text in a table (foster parenting), select, template, frameset, html and body tags,
+ * applet/object/marquee (markers), svg/math (foreign content), ruby, option, image (renamed), noscript in the
+ * head, the adoption agency with a furthest block, an `<a>` or `<nobr>` that the adoption agency would close,
+ * a stack deeper than MAX_SIMULATED_DEPTH, EOF.
+ * Measured on the 258 real pages of htmlparser-benchmark (src/html/tree-simulator.test.ts prints it): 96% of
+ * the tags simulated; the guard fires 8.3 times a page (mostly `<table>`, `</table>`, `</body>`, `</head>`).
  * Checked against parse5 running alone (src/html/tree-simulator.test.ts): the same handler calls with the same
- * arguments, on random documents, html5lib's tree-construction inputs and real pages, and byte-identical
- * rewriter output on real pages.
+ * arguments and the same answers to every question the rewriter asks between them, on random documents, the
+ * Chromium suite's differential corpus, html5lib's tree-construction inputs, the real pages and the shared
+ * corpus, whole and in random chunks; and byte-identical rewriter output on the real pages.
  */
 import { Token, TokenizerMode, html } from 'parse5';
 
