@@ -132,7 +132,7 @@ function decodeWithReferences(raw: string, codec: RawCodec, decodeReferences: bo
  * decodeWithReferences for ASCII raw text in an encoding where an ASCII character is one raw unit (and itself):
  * the text between references maps one to one, so only the references are recorded, not an offset per unit
  * (`src/html/attribute-value.test.ts` checks it against the general path). Link-dense pages have a `&amp;` in
- * many a URL; this path halved decodeAttributeValue's share of the profile.
+ * many a URL: here it costs no codec call (a Buffer each) and no array of one offset per unit.
  */
 function decodeAsciiWithReferences(raw: string): DecodedValue {
   let value = '';
