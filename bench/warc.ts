@@ -43,6 +43,8 @@ interface Run {
   seconds: number;
   maxRssKiB: number;
   records?: number;
+  /** `ours`: CPU seconds of the thread that reads, dispatches and writes (process.threadCpuUsage). */
+  readerThreadCpu?: number;
 }
 
 function record(type: string, uri: string, date: string, id: number, block: Buffer, extra: string[] = []): Buffer {
@@ -107,7 +109,8 @@ async function ours(file: string): Promise<Run> {
   const t0 = performance.now();
   await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), rewriter, createWriteStream(`${file}.out`));
   const summary = await rewriter.summary;
-  return { bytes: statSync(file).size, seconds: (performance.now() - t0) / 1000, maxRssKiB: process.resourceUsage().maxRSS, records: summary.records };
+  const cpu = process.threadCpuUsage();
+  return { bytes: statSync(file).size, seconds: (performance.now() - t0) / 1000, maxRssKiB: process.resourceUsage().maxRSS, records: summary.records, readerThreadCpu: (cpu.user + cpu.system) / 1e6 };
 }
 
 /** Our reader alone: every unit (gzip member) walked, inflated and parsed, nothing rewritten or written. */
@@ -168,12 +171,18 @@ function timed(command: string, args: string[]): Proc {
   return { wall: Number(m[1]), cpu: Number(m[2]) + Number(m[3]), maxRssKiB: Number(m[4]) };
 }
 
+/** The V8 flags of the CLI's `#!/usr/bin/env -S node …` line: the process a user's `absolutize` starts. */
+function shebangFlags(): string[] {
+  const first = readFileSync(`${root}dist/cli/main.js`, 'utf8').split('\n', 1)[0]!;
+  return first.startsWith('#!') ? first.replace(/^.*?\bnode\b/, '').trim().split(/\s+/).filter((f) => f !== '') : [];
+}
+
 const PYTHON = process.env['BENCH_PYTHON'] ?? '/usr/bin/python3';
 
 /** The engines compared end to end, each a process of its own. */
 export const WARC_ENGINES = {
   /** Our CLI as a user runs it: the crawl rewritten into a new .warc.gz (no link report). */
-  absolutize: (file: string): Proc => timed(process.execPath, [`${root}dist/cli/main.js`, file, '-o', `${file}.out.warc.gz`]),
+  absolutize: (file: string): Proc => timed(process.execPath, [...shebangFlags(), `${root}dist/cli/main.js`, file, '-o', `${file}.out.warc.gz`]),
   /** The Python job writing a new WARC (bench/warc_job.py rewrite). */
   pyRewrite: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'rewrite', file, `${file}.py.warc.gz`]),
   /** The Python job with links made absolute and nothing written (bench/warc_job.py read). */
@@ -186,23 +195,34 @@ export const WARC_ENGINES = {
   pyReader: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'scan', file]),
 } as const;
 
+/** BENCH_WARC_BEFORE=path/to/dist/cli/main.js: another build of the CLI (the code before a change), run alike. */
+const BEFORE = process.env['BENCH_WARC_BEFORE'];
+
 /**
  * Alternating rounds of every engine; per-round ratios (theirs ÷ ours) of wall and CPU, their medians printed.
+ * BENCH_WARC_ENGINES=absolutize,pyRewrite,… runs only those.
  */
 export function warcJobBench(say: (line: string) => void, repeat: number, file: string): Record<string, Proc[]> {
-  const names = Object.keys(WARC_ENGINES) as Array<keyof typeof WARC_ENGINES>;
+  const engines: Record<string, (file: string) => Proc> = { ...WARC_ENGINES };
+  if (BEFORE !== undefined) engines['before'] = (f) => timed(process.execPath, [...shebangFlags(), BEFORE, f, '-o', `${f}.before.warc.gz`]);
+  const only = process.env['BENCH_WARC_ENGINES']?.split(',');
+  const names = Object.keys(engines).filter((n) => only === undefined || only.includes(n) || n === 'before');
   const runs: Record<string, Proc[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (let r = 0; r < repeat; r++) for (const n of names) runs[n]!.push(WARC_ENGINES[n](file));
+  for (let r = 0; r < repeat; r++) for (const n of names) runs[n]!.push(engines[n]!(file));
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const ratio = (a: keyof typeof WARC_ENGINES, b: keyof typeof WARC_ENGINES, k: 'wall' | 'cpu'): string => median(runs[a]!.map((x, i) => x[k] / runs[b]![i]![k])).toFixed(2);
+  const ratio = (a: string, b: string, k: 'wall' | 'cpu'): string => (runs[a] === undefined || runs[b] === undefined ? '–' : median(runs[a].map((x, i) => x[k] / runs[b]![i]![k])).toFixed(2));
   say(`\nWARC end to end, whole processes (${(statSync(file).size / 1e6).toFixed(1)} MB .warc.gz; medians of ${repeat} alternating rounds; wall / user+sys CPU seconds / peak RSS)`);
-  const line = (label: string, n: keyof typeof WARC_ENGINES): void => say(`  ${label.padEnd(44)} ${median(runs[n]!.map((x) => x.wall)).toFixed(2).padStart(6)} s  ${median(runs[n]!.map((x) => x.cpu)).toFixed(2).padStart(6)} s CPU  ${(Math.max(...runs[n]!.map((x) => x.maxRssKiB)) / 1024).toFixed(0).padStart(4)} MiB`);
+  const line = (label: string, n: string): void => void (runs[n] !== undefined && say(`  ${label.padEnd(44)} ${median(runs[n]!.map((x) => x.wall)).toFixed(2).padStart(6)} s  ${median(runs[n]!.map((x) => x.cpu)).toFixed(2).padStart(6)} s CPU  ${(Math.max(...runs[n]!.map((x) => x.maxRssKiB)) / 1024).toFixed(0).padStart(4)} MiB`));
   line('absolutize FILE -o OUT (rewritten, written)', 'absolutize');
   line(`Python job, rewrite-and-write (level ${process.env['BENCH_WARC_PY_LEVEL'] ?? 9})`, 'pyRewrite');
   line('Python job, read-only (links made absolute)', 'pyRead');
   line('warcio.js, merely reading', 'warcioJs');
   line("absolutize's reader alone", 'reader');
   line("the Python job's reader alone", 'pyReader');
+  if (BEFORE !== undefined) {
+    line(`before: ${BEFORE}`, 'before');
+    say(`  before ÷ now (median of paired rounds): ${ratio('before', 'absolutize', 'wall')}× wall, ${ratio('before', 'absolutize', 'cpu')}× CPU`);
+  }
   say(`  ratios (theirs ÷ ours, median of paired rounds): Python rewrite-and-write ${ratio('pyRewrite', 'absolutize', 'wall')}× wall, ${ratio('pyRewrite', 'absolutize', 'cpu')}× CPU; Python read-only ${ratio('pyRead', 'absolutize', 'wall')}× wall, ${ratio('pyRead', 'absolutize', 'cpu')}× CPU; warcio.js reading ${ratio('warcioJs', 'absolutize', 'wall')}× wall`);
   say(`  readers alone: the Python job's reader ÷ ours ${ratio('pyReader', 'reader', 'wall')}× wall, ${ratio('pyReader', 'reader', 'cpu')}× CPU`);
   return runs;
