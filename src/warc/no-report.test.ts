@@ -4,6 +4,7 @@
  * one (unchanged and unresolvable are figures of the report's record lines only).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_WARC_LIMITS } from '../limits.ts';
 import { sharedPath } from '../../test/helpers/shared.ts';
@@ -78,4 +79,52 @@ describe('the corpus rewritten with and without a report: the same bytes and sum
     expect(silent.summary).toEqual(reported.summary);
     expect(silent.output.equals(reported.output)).toBe(true);
   });
+});
+
+/** A small crawl as bench/warc.ts generates one: responses (some gzip-encoded, some chunked), requests, images. */
+function crawl(pages: number): Buffer {
+  const dir = new URL('../../node_modules/htmlparser-benchmark/files/', import.meta.url);
+  const names = readdirSync(dir).sort().slice(0, pages);
+  const parts: Buffer[] = [];
+  let id = 0;
+  const record = (type: string, uri: string, block: Buffer): void => {
+    const head = `WARC/1.0\r\nWARC-Type: ${type}\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-${String(++id).padStart(12, '0')}>\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: ${uri}\r\nContent-Type: application/http; msgtype=${type}\r\nContent-Length: ${block.length}\r\n\r\n`;
+    parts.push(gzipSync(Buffer.concat([Buffer.from(head), block, Buffer.from('\r\n\r\n')])));
+  };
+  names.forEach((name, i) => {
+    const uri = `https://site${i % 3}.example/s/${name.slice(0, 12)}/index.html`;
+    record('request', uri, Buffer.from(`GET /s/ HTTP/1.1\r\nHost: example\r\n\r\n`));
+    const page = readFileSync(new URL(name, dir));
+    const body = i % 3 === 0 ? gzipSync(page) : page;
+    const headers = ['Content-Type: text/html; charset=utf-8', ...(i % 3 === 0 ? ['Content-Encoding: gzip'] : []), `Content-Length: ${body.length}`];
+    record('response', uri, Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\n${headers.join('\r\n')}\r\n\r\n`), body]));
+    record('response', `${uri}.png`, Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n'), Buffer.alloc(2000 + i, i)]));
+  });
+  return Buffer.concat(parts);
+}
+
+describe('a crawl with and without a report, in this thread and on a worker: the same bytes and summary', () => {
+  const bytes = crawl(40);
+  const run = async (options: WarcRewriteOptions): Promise<{ output: Buffer; summary: unknown }> => {
+    let n = 0;
+    const out: Buffer[] = [];
+    // In pieces of 64 KiB, as a file is read.
+    const gen = rewriteWarcChunks((async function* () {
+      for (let i = 0; i < bytes.length; i += 65536) yield bytes.subarray(i, i + 65536);
+    })(), { newRecordId: () => `<urn:uuid:00000000-0000-4000-8000-${String(++n).padStart(12, '0')}>`, now: '2026-01-01T00:00:00Z', ...options });
+    for (;;) {
+      const r = await gen.next();
+      if (r.done === true) return { output: Buffer.concat(out), summary: r.value };
+      out.push(r.value);
+    }
+  };
+  test('threads 0 and 1, onLink or none', async () => {
+    const reference = await run({ onLink: () => {} });
+    expect((reference.summary as { rewritten: number }).rewritten).toBeGreaterThan(30);
+    for (const options of [{}, { threads: 1 }, { threads: 1, onLink: () => {} }, { threads: 2 }] as WarcRewriteOptions[]) {
+      const other = await run(options);
+      expect(other.summary).toEqual(reference.summary);
+      expect(other.output.equals(reference.output)).toBe(true);
+    }
+  }, 120_000);
 });
