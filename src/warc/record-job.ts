@@ -6,6 +6,7 @@
 import { Readable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { BaseDecision } from '../base/base.ts';
+import { AbsError } from '../errors.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import type { HtmlWarning } from '../html/rewriter.ts';
 import { transformWhole } from '../html/stream.ts';
@@ -376,7 +377,7 @@ export function rewriteHead(block: Buffer, head: HttpHead, length: number): Buff
 /** The statistics of a finished rewriter of any kind but MIME (whose statistics count per part). */
 function referenceStats(transform: object): { readonly rewritten: number } {
   const stats = (transform as { stats?: { rewritten?: number } }).stats;
-  if (typeof stats?.rewritten !== 'number') throw new Error('a rewriter without reference statistics');
+  if (typeof stats?.rewritten !== 'number') throw new AbsError('a rewriter without reference statistics', 'ABS_ERR_INTERNAL');
   return stats as { rewritten: number };
 }
 
