@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: HTML rewriting throughput as ratios measured in one run (SPEC §8), and peak memory.
  * - floor: a no-op pass of parse5's SAX parser (parse5-sax-parser, no listeners) over the same pages;
- * - peer: lxml `make_links_absolute` + serialize (Debian python3-lxml);
+ * - peers: the forty-line htmlparser2 link rewriter a user would write (bench/htmlparser2-rewriter.ts, not
+ *   byte-faithful), and lxml `make_links_absolute` + serialize (Debian python3-lxml);
  * - corpora: the 258 real pages of htmlparser-benchmark, and one generated link-dense document;
  * - streaming: a generated document of BENCH_STREAM_MB (default 1024) through the stream, peak RSS.
- * The SAX floor and absolutize run in one process, a worker thread each, rounds alternating (the ratio: the median
- * of the rounds' ratios; see engines.ts), and each round also runs one lxml pass in Python, so that its ratio is
+ * The SAX floor, absolutize and the htmlparser2 rewriter run in one process, a worker thread each, rounds
+ * alternating (a ratio: the median of the rounds' ratios; see engines.ts), and each round also runs one lxml pass in Python, so that its ratio is
  * paired too; each engine also runs once in a process of its own for its peak memory. A throughput is the best of
  * BENCH_REPEAT rounds (default 5).
  */
@@ -81,12 +82,15 @@ for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], [
     bytes: number;
     sax: number;
     absolutize: number;
+    htmlparser2: number;
     ratio: number;
+    htmlparser2Ratio: number;
     peer?: number;
     peerRatio?: number;
   };
   const sax = { ...node([`${here}engines.ts`, 'sax', '1', ...files]), seconds: both.sax };
   const ours = { ...node([`${here}engines.ts`, 'absolutize', '1', ...files]), seconds: both.absolutize };
+  const h2 = { ...node([`${here}engines.ts`, 'htmlparser2', '1', ...files]), seconds: both.htmlparser2 };
   // lxml's peak memory from a run of its own, started from this small process: a child's peak RSS as Linux
   // reports it can include what the process that started it had mapped.
   const lxmlAlone = lxml([...files], 1);
@@ -94,8 +98,10 @@ for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], [
   say(`\n${name}: ${(ours.bytes / 1e6).toFixed(1)} MB`);
   say(`  parse5 SAX no-op     ${mbps(sax).toFixed(1).padStart(7)} MB/s   peak RSS ${(sax.maxRssKiB / 1024).toFixed(0)} MiB`);
   say(`  absolutize           ${mbps(ours).toFixed(1).padStart(7)} MB/s   peak RSS ${(ours.maxRssKiB / 1024).toFixed(0)} MiB`);
+  say(`  htmlparser2 rewriter ${mbps(h2).toFixed(1).padStart(7)} MB/s   peak RSS ${(h2.maxRssKiB / 1024).toFixed(0)} MiB`);
   if (peer !== null) say(`  lxml links+serialize ${mbps(peer).toFixed(1).padStart(7)} MB/s   peak RSS ${(peer.maxRssKiB / 1024).toFixed(0)} MiB`);
   say(`  ratio absolutize / SAX no-op (same process, median of ${repeat} paired rounds): ${both.ratio.toFixed(2)}x`);
+  say(`  ratio absolutize / htmlparser2 rewriter (median of the same ${repeat} rounds): ${both.htmlparser2Ratio.toFixed(2)}x`);
   if (both.peerRatio !== undefined) say(`  ratio absolutize / lxml (median of the same ${repeat} rounds, lxml a pass in its own process): ${both.peerRatio.toFixed(2)}x`);
 }
 

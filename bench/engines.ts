@@ -1,11 +1,14 @@
 /**
  * One engine over a set of files, in its own process (so that peak memory is its own):
- *   node bench/engines.ts sax|absolutize REPEAT FILE...
+ *   node bench/engines.ts sax|absolutize|htmlparser2 REPEAT FILE...
  * Prints JSON: { bytes, seconds (best of REPEAT), maxRssKiB }.
- * Or both in one process (the issue's "run in the same process": the ratio):
+ * Or all three in one process (the issue's "run in the same process": the ratios):
  *   node bench/engines.ts both REPEAT FILE...
- * Prints JSON: { bytes, sax, absolutize, ratio }: best seconds of each, and the median over REPEAT rounds of
- * (SAX seconds / absolutize seconds) of one round. With BENCH_PEER set (a JSON array: the command of the lxml
+ * Prints JSON: { bytes, sax, absolutize, htmlparser2, ratio, htmlparser2Ratio }: `sax`, `absolutize` and
+ * `htmlparser2` are the best seconds of each (htmlparser2: the forty-line link rewriter a user would write,
+ * bench/htmlparser2-rewriter.ts); `ratio` is the median over REPEAT rounds of (SAX seconds / absolutize seconds)
+ * of one round, `htmlparser2Ratio` the median of (htmlparser2 rewriter seconds / absolutize seconds): above 1,
+ * absolutize is the faster. With BENCH_PEER set (a JSON array: the command of the lxml
  * peer, bench/lxml_links.py, up to its REPEAT argument), each round also runs one pass of the peer in its own
  * process, and the JSON adds { peer, peerRatio }: its best seconds, and the median over rounds of
  * (peer seconds / absolutize seconds). Each engine runs in a worker thread of its own, and the rounds
@@ -20,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { SAXParser } from 'parse5-sax-parser';
 import { createHtmlRewriter } from '../dist/html/stream.js';
+import { htmlparser2Rewrite } from './htmlparser2-rewriter.ts';
 
 const [engine, repeatArg, ...files] = isMainThread ? process.argv.slice(2) : (workerData as string[]);
 const repeat = Number(repeatArg);
@@ -49,10 +53,16 @@ async function absolutizePass(doc: Buffer): Promise<void> {
   Buffer.concat(out);
 }
 
+/** The peer a user would write: htmlparser2's Parser, URL attributes made absolute, the document serialized again. */
+function htmlparser2Pass(doc: Buffer): void {
+  htmlparser2Rewrite(doc.toString('utf8'), 'https://example.com/a/b/page.html');
+}
+
 async function pass(engine: string): Promise<number> {
   const t0 = performance.now();
   for (const doc of docs) {
     if (engine === 'sax') await saxPass(doc);
+    else if (engine === 'htmlparser2') htmlparser2Pass(doc);
     else await absolutizePass(doc);
   }
   return (performance.now() - t0) / 1000;
@@ -82,6 +92,7 @@ if (!isMainThread) {
 } else if (engine === 'both') {
   const sax = worker('sax');
   const ours = worker('absolutize');
+  const h2 = worker('htmlparser2');
   const peerCommand = process.env['BENCH_PEER'] === undefined ? null : (JSON.parse(process.env['BENCH_PEER']) as string[]);
   /** One pass of the peer, or null when it cannot run (lxml not installed). */
   const peer = (): { seconds: number } | null => {
@@ -92,11 +103,12 @@ if (!isMainThread) {
       return null;
     }
   };
-  const rounds: { sax: number; absolutize: number; peer: { seconds: number } | null }[] = [];
-  for (let r = 0; r < repeat; r++) rounds.push({ sax: await sax(), absolutize: await ours(), peer: peer() });
-  await Promise.all([sax.end(), ours.end()]);
-  const best = (k: 'sax' | 'absolutize'): number => Math.min(...rounds.map((x) => x[k]));
+  const rounds: { sax: number; absolutize: number; htmlparser2: number; peer: { seconds: number } | null }[] = [];
+  for (let r = 0; r < repeat; r++) rounds.push({ sax: await sax(), absolutize: await ours(), htmlparser2: await h2(), peer: peer() });
+  await Promise.all([sax.end(), ours.end(), h2.end()]);
+  const best = (k: 'sax' | 'absolutize' | 'htmlparser2'): number => Math.min(...rounds.map((x) => x[k]));
   const ratio = median(rounds.map((x) => x.sax / x.absolutize));
+  const htmlparser2Ratio = median(rounds.map((x) => x.htmlparser2 / x.absolutize));
   const withPeer = rounds.filter((x) => x.peer !== null);
   const peerFields =
     withPeer.length === 0
@@ -105,7 +117,7 @@ if (!isMainThread) {
           peer: Math.min(...withPeer.map((x) => x.peer!.seconds)),
           peerRatio: median(withPeer.map((x) => x.peer!.seconds / x.absolutize)),
         };
-  process.stdout.write(`${JSON.stringify({ bytes: total, sax: best('sax'), absolutize: best('absolutize'), ratio, ...peerFields })}\n`);
+  process.stdout.write(`${JSON.stringify({ bytes: total, sax: best('sax'), absolutize: best('absolutize'), htmlparser2: best('htmlparser2'), ratio, htmlparser2Ratio, ...peerFields })}\n`);
 } else {
   let best = Infinity;
   for (let r = 0; r < repeat; r++) best = Math.min(best, await pass(engine!));

@@ -1,7 +1,14 @@
 /**
- * WARC benchmark (issue 12), run by bench.ts (`warcBench`) or alone:
- *   node bench/warc.ts                  generate (once) and compare, printing the lines bench.ts prints
+ * WARC benchmark (issues 12, 23), run by bench.ts (`warcBench`) or alone:
+ *   node bench/warc.ts                  generate (once) and compare, printing the lines bench.ts prints: whole
+ *                                       processes, as a user runs them — our CLI (`absolutize FILE -o OUT`) against
+ *                                       the Python job a crawler user would write (bench/warc_job.py: lxml
+ *                                       make_links_absolute on a stdlib WARC reader standing in for warcio, read-only
+ *                                       and rewrite-and-write) and warcio.js reading; wall and user+sys CPU of each
+ *                                       child (/usr/bin/time), BENCH_REPEAT (default 5) alternating rounds, medians
+ *                                       of the per-round ratios
  *   node bench/warc.ts generate         write bench/out/bench.warc.gz (deterministic, >= 45 MB)
+ *   node bench/warc.ts jobs [FILE]      only the whole-process comparison (the first lines above)
  *   node bench/warc.ts ours FILE        rewrite FILE end to end (file → rewriter → file); prints a Run
  *   node bench/warc.ts warcio FILE      read FILE with warcio.js (every record, its content read); prints a Run
  *   node bench/warc.ts stream MB FILE   FILE again and again (MB of input) through the rewriter into nothing
@@ -15,7 +22,7 @@
  * bytes each, as a crawl's images are), a stylesheet every tenth page, and from the second pass on a `revisit`
  * of the page as well: one gzip member per record.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Readable, Writable } from 'node:stream';
@@ -36,6 +43,8 @@ interface Run {
   seconds: number;
   maxRssKiB: number;
   records?: number;
+  /** `ours`: CPU seconds of the thread that reads, dispatches and writes (process.threadCpuUsage). */
+  readerThreadCpu?: number;
 }
 
 function record(type: string, uri: string, date: string, id: number, block: Buffer, extra: string[] = []): Buffer {
@@ -100,7 +109,8 @@ async function ours(file: string): Promise<Run> {
   const t0 = performance.now();
   await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), rewriter, createWriteStream(`${file}.out`));
   const summary = await rewriter.summary;
-  return { bytes: statSync(file).size, seconds: (performance.now() - t0) / 1000, maxRssKiB: process.resourceUsage().maxRSS, records: summary.records };
+  const cpu = process.threadCpuUsage();
+  return { bytes: statSync(file).size, seconds: (performance.now() - t0) / 1000, maxRssKiB: process.resourceUsage().maxRSS, records: summary.records, readerThreadCpu: (cpu.user + cpu.system) / 1e6 };
 }
 
 /** Our reader alone: every unit (gzip member) walked, inflated and parsed, nothing rewritten or written. */
@@ -147,6 +157,77 @@ async function stream(mb: number, file: string): Promise<Run> {
   return { bytes: summary.bytesIn, seconds: (performance.now() - t0) / 1000, maxRssKiB: process.resourceUsage().maxRSS, records: summary.records };
 }
 
+/** Wall, user+sys CPU and peak RSS of a whole child process, as /usr/bin/time measures them. */
+export interface Proc {
+  wall: number;
+  cpu: number;
+  maxRssKiB: number;
+}
+
+function timed(command: string, args: string[]): Proc {
+  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S %M', command, ...args], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const m = /TIME (\S+) (\S+) (\S+) (\d+)\s*$/.exec(r.stderr);
+  if (r.status !== 0 || m === null) throw new Error(`${command} ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  return { wall: Number(m[1]), cpu: Number(m[2]) + Number(m[3]), maxRssKiB: Number(m[4]) };
+}
+
+/** The V8 flags of the CLI's `#!/usr/bin/env -S node …` line: the process a user's `absolutize` starts. */
+function shebangFlags(): string[] {
+  const first = readFileSync(`${root}dist/cli/main.js`, 'utf8').split('\n', 1)[0]!;
+  return first.startsWith('#!') ? first.replace(/^.*?\bnode\b/, '').trim().split(/\s+/).filter((f) => f !== '') : [];
+}
+
+const PYTHON = process.env['BENCH_PYTHON'] ?? '/usr/bin/python3';
+
+/** The engines compared end to end, each a process of its own. */
+export const WARC_ENGINES = {
+  /** Our CLI as a user runs it: the crawl rewritten into a new .warc.gz (no link report). */
+  absolutize: (file: string): Proc => timed(process.execPath, [...shebangFlags(), `${root}dist/cli/main.js`, file, '-o', `${file}.out.warc.gz`]),
+  /** The Python job writing a new WARC (bench/warc_job.py rewrite). */
+  pyRewrite: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'rewrite', file, `${file}.py.warc.gz`]),
+  /** The Python job with links made absolute and nothing written (bench/warc_job.py read). */
+  pyRead: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'read', file]),
+  /** warcio.js reading every record's content, nothing else. */
+  warcioJs: (file: string): Proc => timed(process.execPath, [`${here}warc.ts`, 'warcio', file]),
+  /** Our reader alone: every member inflated and parsed, nothing rewritten or written. */
+  reader: (file: string): Proc => timed(process.execPath, [`${here}warc.ts`, 'read', file]),
+  /** The Python job's reader alone (bench/warc_job.py scan: members inflated, records parsed, nothing else). */
+  pyReader: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'scan', file]),
+} as const;
+
+/** BENCH_WARC_BEFORE=path/to/dist/cli/main.js: another build of the CLI (the code before a change), run alike. */
+const BEFORE = process.env['BENCH_WARC_BEFORE'];
+
+/**
+ * Alternating rounds of every engine; per-round ratios (theirs ÷ ours) of wall and CPU, their medians printed.
+ * BENCH_WARC_ENGINES=absolutize,pyRewrite,… runs only those.
+ */
+export function warcJobBench(say: (line: string) => void, repeat: number, file: string): Record<string, Proc[]> {
+  const engines: Record<string, (file: string) => Proc> = { ...WARC_ENGINES };
+  if (BEFORE !== undefined) engines['before'] = (f) => timed(process.execPath, [...shebangFlags(), BEFORE, f, '-o', `${f}.before.warc.gz`]);
+  const only = process.env['BENCH_WARC_ENGINES']?.split(',');
+  const names = Object.keys(engines).filter((n) => only === undefined || only.includes(n) || n === 'before');
+  const runs: Record<string, Proc[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < repeat; r++) for (const n of names) runs[n]!.push(engines[n]!(file));
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const ratio = (a: string, b: string, k: 'wall' | 'cpu'): string => (runs[a] === undefined || runs[b] === undefined ? '–' : median(runs[a].map((x, i) => x[k] / runs[b]![i]![k])).toFixed(2));
+  say(`\nWARC end to end, whole processes (${(statSync(file).size / 1e6).toFixed(1)} MB .warc.gz; medians of ${repeat} alternating rounds; wall / user+sys CPU seconds / peak RSS)`);
+  const line = (label: string, n: string): void => void (runs[n] !== undefined && say(`  ${label.padEnd(44)} ${median(runs[n]!.map((x) => x.wall)).toFixed(2).padStart(6)} s  ${median(runs[n]!.map((x) => x.cpu)).toFixed(2).padStart(6)} s CPU  ${(Math.max(...runs[n]!.map((x) => x.maxRssKiB)) / 1024).toFixed(0).padStart(4)} MiB`));
+  line('absolutize FILE -o OUT (rewritten, written)', 'absolutize');
+  line(`Python job, rewrite-and-write (level ${process.env['BENCH_WARC_PY_LEVEL'] ?? 9})`, 'pyRewrite');
+  line('Python job, read-only (links made absolute)', 'pyRead');
+  line('warcio.js, merely reading', 'warcioJs');
+  line("absolutize's reader alone", 'reader');
+  line("the Python job's reader alone", 'pyReader');
+  if (BEFORE !== undefined) {
+    line(`before: ${BEFORE}`, 'before');
+    say(`  before ÷ now (median of paired rounds): ${ratio('before', 'absolutize', 'wall')}× wall, ${ratio('before', 'absolutize', 'cpu')}× CPU`);
+  }
+  say(`  ratios (theirs ÷ ours, median of paired rounds): Python rewrite-and-write ${ratio('pyRewrite', 'absolutize', 'wall')}× wall, ${ratio('pyRewrite', 'absolutize', 'cpu')}× CPU; Python read-only ${ratio('pyRead', 'absolutize', 'wall')}× wall, ${ratio('pyRead', 'absolutize', 'cpu')}× CPU; warcio.js reading ${ratio('warcioJs', 'absolutize', 'wall')}× wall`);
+  say(`  readers alone: the Python job's reader ÷ ours ${ratio('pyReader', 'reader', 'wall')}× wall, ${ratio('pyReader', 'reader', 'cpu')}× CPU`);
+  return runs;
+}
+
 function child(args: string[]): Run {
   return JSON.parse(execFileSync(process.execPath, ['--max-semi-space-size=4', `${here}warc.ts`, ...args], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 })) as Run;
 }
@@ -154,6 +235,7 @@ function child(args: string[]): Run {
 /** The comparison bench.ts prints: rounds alternating, each engine in a process of its own. */
 export function warcBench(say: (line: string) => void, repeat: number): void {
   const file = generate();
+  warcJobBench(say, Math.max(5, repeat), file);
   const rounds: Array<{ ours: Run; warcio: Run; read: Run }> = [];
   for (let r = 0; r < repeat; r++) rounds.push({ ours: child(['ours', file]), warcio: child(['warcio', file]), read: child(['read', file]) });
   const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -208,13 +290,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   else if (mode === 'read') process.stdout.write(`${JSON.stringify(await read(args[0]!))}\n`);
   else if (mode === 'warcio') process.stdout.write(`${JSON.stringify(await warcio(args[0]!))}\n`);
   else if (mode === 'budget') process.stdout.write(`${JSON.stringify(await budget(args[0]!))}\n`);
+  else if (mode === 'jobs') warcJobBench((l) => process.stdout.write(`${l}\n`), Number(process.env['BENCH_REPEAT'] ?? 5), args[0] ?? generate());
   else if (mode === 'stream') process.stdout.write(`${JSON.stringify(await stream(Number(args[0]), args[1]!))}\n`);
   else {
     const lines: string[] = [];
     warcBench((l) => {
       lines.push(l);
       process.stdout.write(`${l}\n`);
-    }, Number(process.env['BENCH_REPEAT'] ?? 3));
+    }, Number(process.env['BENCH_REPEAT'] ?? 5));
     writeFileSync(`${outDir}warc-latest.txt`, `${lines.join('\n')}\n`);
   }
 }

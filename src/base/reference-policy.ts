@@ -9,6 +9,7 @@
  * Every reference is reported, with the base and the layer that gave it.
  */
 import type { Warning } from '../errors.ts';
+import { browserResolver, whatwgJoinPrefix } from '../uri/browser.ts';
 import { hasScheme, stripAsciiWhitespace } from '../uri/reference.ts';
 import type { Resolver } from '../uri/types.ts';
 import type { Limits } from '../limits.ts';
@@ -107,15 +108,27 @@ export class ReferencePolicy {
   private readonly options: ReferencePolicyOptions;
   private readonly resolveOptions: { encoding: string } | undefined;
   private warnedNoBase = false;
+  /**
+   * Set by apply when the URL it returned is this prefix followed by `raw` exactly as given (a plain relative
+   * reference, joined by src/uri/relative-shortcut.ts); else null. A rewriter that writes the URL as it is may
+   * insert the prefix before the reference instead of replacing it: the same bytes, without comparing them.
+   */
+  lastPrefix: string | null = null;
+  // Per document, not per reference (issue 23):
+  readonly resolver: Resolver;
+  private readonly isBrowser: boolean;
+  private readonly onReference: ((reference: ReferenceRecord) => void) | undefined;
+  private readonly absolutizeFragments: boolean;
 
   constructor(decision: BaseDecision, options: ReferencePolicyOptions) {
     this.decision = decision;
     this.options = options;
-    this.resolveOptions = options.encoding === undefined ? undefined : { encoding: options.encoding };
-  }
-
-  get resolver(): Resolver {
-    return this.options.resolver;
+    // UTF-8 (the common case) is the resolvers' default: no options object to read a reference.
+    this.resolveOptions = options.encoding === undefined || isUtf8Label(options.encoding) ? undefined : { encoding: options.encoding };
+    this.resolver = options.resolver;
+    this.isBrowser = options.resolver.name === 'browser';
+    this.onReference = options.onReference;
+    this.absolutizeFragments = options.absolutizeFragments === true;
   }
 
   /** The document base URL, or null. */
@@ -125,31 +138,35 @@ export class ReferencePolicy {
 
   /** Resolves `reference` against `base` (or null if it cannot be), without policy: for codebase and such. */
   resolveAgainst(reference: string, base: string): string | null {
-    return this.options.resolver.resolve(reference, base, this.resolveOptions).href;
+    return this.href(reference, base, this.resolveOptions);
+  }
+
+  private href(reference: string, base: string, resolveOptions: { encoding: string } | undefined): string | null {
+    const resolver = this.resolver;
+    return resolver.resolveHref !== undefined ? resolver.resolveHref(reference, base, resolveOptions) : resolver.resolve(reference, base, resolveOptions).href;
   }
 
   /**
    * Applies the policy to one reference. Returns the URL to write in its place, or null to leave it as written.
    * `base` overrides the document base (applet codebase); `fragments` says whether a fragment-only reference may
    * be absolutized here.
+   * A reference left as written is resolved only for `onReference` (the report), never when nobody listens.
    */
-  apply(raw: string, site: ReferenceSite, options: ApplyOptions = {}): string | null {
-    const base = options.base === undefined ? this.decision.url : options.base;
-    const resolveOptions = options.encoding === undefined ? this.resolveOptions : { encoding: options.encoding };
+  apply(raw: string, site: ReferenceSite, options?: ApplyOptions): string | null {
+    this.lastPrefix = null;
+    const base = options?.base === undefined ? this.decision.url : options.base;
+    const resolveOptions = options?.encoding === undefined ? this.resolveOptions : isUtf8Label(options.encoding) ? undefined : { encoding: options.encoding };
     const reference = stripAsciiWhitespace(raw);
     if (reference === '') return null;
-    const report = (resolved: string | null, changed: boolean): void => {
-      this.options.onReference?.({ ...site, raw, resolved, base, baseSource: this.decision.source, changed });
-    };
-    const resolver = this.options.resolver;
-    if (reference.charCodeAt(0) === 0x23 /* # */ && !(options.fragments === true && this.options.absolutizeFragments === true)) {
+    const listener = this.onReference;
+    if (reference.charCodeAt(0) === 0x23 /* # */ && !(options?.fragments === true && this.absolutizeFragments)) {
       this.stats.unchanged++;
-      report(base === null ? null : resolver.resolve(reference, base, resolveOptions).href, false);
+      if (listener !== undefined) this.report(listener, raw, site, base, base === null ? null : this.href(reference, base, resolveOptions), false);
       return null;
     }
-    if (hasScheme(reference) && !(resolver.name === 'browser' && isSchemeRelative(reference, base))) {
+    if (hasScheme(reference) && !(this.isBrowser && isSchemeRelative(reference, base))) {
       this.stats.unchanged++;
-      report(resolver.resolve(reference, base ?? reference, resolveOptions).href, false);
+      if (listener !== undefined) this.report(listener, raw, site, base, this.href(reference, base ?? reference, resolveOptions), false);
       return null;
     }
     if (base === null) {
@@ -158,25 +175,42 @@ export class ReferencePolicy {
         this.warnedNoBase = true;
         this.options.onWarning({ code: 'no-base', message: 'no base URL (give --url or --base): relative references are left as they are', line: site.line, column: site.column });
       }
-      report(null, false);
+      if (listener !== undefined) this.report(listener, raw, site, base, null, false);
       return null;
     }
-    const r = resolver.resolve(reference, base, resolveOptions);
-    if (r.href === null) {
+    // A plain relative reference against an http(s) base is the base's prefix and the reference as written
+    // (src/uri/relative-shortcut.ts): no parser, and the caller may insert the prefix (lastPrefix).
+    const prefix = this.resolver === browserResolver ? whatwgJoinPrefix(reference, base) : null;
+    const href = prefix !== null ? prefix + reference : this.href(reference, base, resolveOptions);
+    if (href === null) {
       this.stats.unresolvable++;
+      // (Rare: the full resolution again, for its explanation.)
+      const r = this.resolver.resolve(reference, base, resolveOptions);
       this.options.onWarning({ code: 'unresolvable-reference', message: r.warning?.message ?? `cannot resolve ${JSON.stringify(reference)}`, detail: raw, line: site.line, column: site.column });
-      report(null, false);
+      if (listener !== undefined) this.report(listener, raw, site, base, null, false);
       return null;
     }
     this.stats.rewritten++;
-    report(r.href, true);
-    const document = options.sameDocument;
-    if (document != null && this.options.absolutizeFragments !== true) {
-      const hash = r.href.indexOf('#');
-      if (hash !== -1 && r.href.slice(0, hash) === withoutFragment(document)) return r.href.slice(hash);
+    if (listener !== undefined) this.report(listener, raw, site, base, href, true);
+    const document = options?.sameDocument;
+    if (document != null && !this.absolutizeFragments) {
+      const hash = href.indexOf('#');
+      if (hash !== -1 && href.slice(0, hash) === withoutFragment(document)) return href.slice(hash);
     }
-    return r.href;
+    if (prefix !== null && reference === raw) this.lastPrefix = prefix;
+    return href;
   }
+
+  private report(listener: (reference: ReferenceRecord) => void, raw: string, site: ReferenceSite, base: string | null, resolved: string | null, changed: boolean): void {
+    listener({ ...site, raw, resolved, base, baseSource: this.decision.source, changed });
+  }
+}
+
+// https://encoding.spec.whatwg.org/#names-and-labels: the labels of UTF-8, the resolvers' default encoding.
+const UTF8_LABELS = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8']);
+
+function isUtf8Label(encoding: string): boolean {
+  return encoding === 'utf-8' || UTF8_LABELS.has(encoding.trim().toLowerCase());
 }
 
 // https://url.spec.whatwg.org/#special-scheme, without "file" (whose relative forms do not arise this way).
@@ -192,9 +226,15 @@ export function isSchemeRelative(reference: string, base: string | null): boolea
   const colon = reference.indexOf(':');
   const scheme = reference.slice(0, colon).toLowerCase();
   if (!SPECIAL_SCHEMES.has(scheme) || base.slice(0, colon + 1).toLowerCase() !== `${scheme}:`) return false;
-  const after = reference.slice(colon + 1).replace(/[\t\n\r]/g, '');
-  const isSlash = (c: string | undefined): boolean => c === '/' || c === '\\';
-  return !(isSlash(after[0]) && isSlash(after[1]));
+  // Two slashes ("/" or "\\") after the colon, tabs and newlines skipped (the parser removes them), make it absolute.
+  let slashes = 0;
+  for (let i = colon + 1; i < reference.length && slashes < 2; i++) {
+    const c = reference.charCodeAt(i);
+    if (c === 0x09 || c === 0x0a || c === 0x0d) continue;
+    if (c !== 0x2f && c !== 0x5c) return true;
+    slashes++;
+  }
+  return slashes < 2;
 }
 
 function withoutFragment(url: string): string {

@@ -152,7 +152,8 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
       threads: Math.max(0, availableParallelism() - 1),
       document: input,
       filename: values.output === undefined || toStdout ? undefined : basename(values.output),
-      onLink: (line) => {
+      // No listener without a report: the rewriter then keeps no reference records (src/warc/record-job.ts).
+      onLink: links === null && values.explain !== true ? undefined : (line) => {
         if (values.explain === true && line.kind === 'record') progress.line(`absolutize: ${line.warcType ?? '?'} ${line.targetUri ?? ''}: ${line.action}, ${line.reason}`);
         links?.write(`${JSON.stringify(line)}\n`);
       },

@@ -7,7 +7,7 @@
  * or the text itself for a nested document (srcdoc). `RawCodec` turns raw runs into text and back.
  */
 import { DecodingMode, HtmlEntityDecoder } from 'entities/decode';
-import { appendDecodedRun, decodeRawText } from '../encoding/raw-text.ts';
+import { appendDecodedRun, decodeRawText, isAscii } from '../encoding/raw-text.ts';
 import type { DecodedText, RawCodec } from '../encoding/raw-text.ts';
 
 export { IDENTITY_CODEC } from '../encoding/raw-text.ts';
@@ -77,6 +77,9 @@ const entityDecoder = new HtmlEntityDecoder((cp) => {
  * codec cannot map the value to raw offsets.
  */
 export function decodeAttributeValue(raw: string, codec: RawCodec, decodeReferences = true): DecodedValue | null {
+  // The commonest value, ASCII without "&" or NUL, is itself unit for unit (what decodeRawText gives it), in one
+  // scan and without a closure of its own.
+  if (isPlainAscii(raw)) return { value: raw, toRaw: sameOffset, undecodable: NO_UNDECODABLE };
   const decoded = decodeWithReferences(raw, codec, decodeReferences);
   // The tokenizer turns U+0000 in attribute values and raw text into U+FFFD
   // (https://html.spec.whatwg.org/multipage/parsing.html#attribute-value-(double-quoted)-state); one unit for one.
@@ -86,6 +89,7 @@ export function decodeAttributeValue(raw: string, codec: RawCodec, decodeReferen
 
 function decodeWithReferences(raw: string, codec: RawCodec, decodeReferences: boolean): DecodedValue | null {
   if (!decodeReferences || raw.indexOf('&') === -1) return decodeRawText(raw, codec);
+  if (codec.asciiIsOneUnit === true && isAscii(raw)) return decodeAsciiWithReferences(raw);
 
   // Boundaries: for each character boundary of `value`, the raw offset. Built run by run.
   let value = '';
@@ -122,6 +126,63 @@ function decodeWithReferences(raw: string, codec: RawCodec, decodeReferences: bo
   }
   rawAt.push(raw.length);
   return { value, toRaw: (index) => rawAt[index] ?? raw.length, undecodable };
+}
+
+/**
+ * decodeWithReferences for ASCII raw text in an encoding where an ASCII character is one raw unit (and itself):
+ * the text between references maps one to one, so only the references are recorded, not an offset per unit
+ * (`src/html/attribute-value.test.ts` checks it against the general path). Link-dense pages have a `&amp;` in
+ * many a URL: here it costs no codec call (a Buffer each) and no array of one offset per unit.
+ */
+function decodeAsciiWithReferences(raw: string): DecodedValue {
+  let value = '';
+  // Per reference: its text's start and end in `value`, the raw offset of its "&" and the raw offset after it.
+  const references: number[] = [];
+  let i = 0;
+  while (i < raw.length) {
+    const amp = raw.indexOf('&', i);
+    if (amp === -1) {
+      value += raw.slice(i);
+      break;
+    }
+    value += raw.slice(i, amp);
+    decodedCodePoints.length = 0;
+    entityDecoder.startEntity(DecodingMode.Attribute);
+    let consumed = entityDecoder.write(raw, amp + 1);
+    if (consumed < 0) consumed = entityDecoder.end();
+    if (consumed <= 0 || decodedCodePoints.length === 0) {
+      value += '&';
+      i = amp + 1;
+      continue;
+    }
+    const text = String.fromCodePoint(...decodedCodePoints);
+    references.push(value.length, value.length + text.length, amp, amp + consumed);
+    value += text;
+    i = amp + consumed;
+  }
+  const length = value.length;
+  const toRaw = (index: number): number => {
+    if (!(index >= 0 && index < length) || !Number.isInteger(index)) return raw.length;
+    let k = references.length - 4;
+    while (k >= 0 && references[k]! > index) k -= 4;
+    if (k < 0) return index;
+    // Every unit of a reference's text is at its "&"; after it, one raw unit a unit again.
+    return index < references[k + 1]! ? references[k + 2]! : references[k + 3]! + (index - references[k + 1]!);
+  };
+  return { value, toRaw, undecodable: NO_UNDECODABLE };
+}
+
+const NO_UNDECODABLE: readonly number[] = Object.freeze([]);
+
+const sameOffset = (index: number): number => index;
+
+/** ASCII, and neither "&" (a character reference may start) nor U+0000 (the tokenizer replaces it). */
+function isPlainAscii(raw: string): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c >= 0x80 || c === Ch.Amp || c === 0) return false;
+  }
+  return true;
 }
 
 /**

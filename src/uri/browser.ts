@@ -12,6 +12,8 @@
 import whatwgUrl from 'whatwg-url';
 import { isAscii } from '../encoding/raw-text.ts';
 import { classifyReference, stripAsciiWhitespace } from './reference.ts';
+import { prepareSpecialBase, resolveSimpleReference, simpleReferencePrefix } from './relative-shortcut.ts';
+import type { SpecialBaseRecord } from './relative-shortcut.ts';
 import type { Resolution, ResolveOptions, Resolver } from './types.ts';
 
 // https://encoding.spec.whatwg.org/#names-and-labels: labels that name UTF-8 (the common case, kept off the
@@ -19,7 +21,30 @@ import type { Resolution, ResolveOptions, Resolver } from './types.ts';
 const UTF8_LABELS = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8']);
 
 function isUtf8(encoding: string | undefined): boolean {
-  return encoding === undefined || UTF8_LABELS.has(encoding.trim().toLowerCase());
+  return encoding === undefined || encoding === 'utf-8' || UTF8_LABELS.has(encoding.trim().toLowerCase());
+}
+
+// The last base prepared for the shortcut (relative-shortcut.ts): a document resolves its references against
+// one base, so one entry serves them all (a string compare a reference, usually of the very same string).
+let shortcutBase: string | null = null;
+let shortcutRecord: SpecialBaseRecord | null = null;
+
+function shortcutFor(base: string): SpecialBaseRecord | null {
+  if (base !== shortcutBase) {
+    shortcutRecord = prepareSpecialBase(base);
+    shortcutBase = base;
+  }
+  return shortcutRecord;
+}
+
+/**
+ * The prefix P such that `parseWhatwgUrl(reference, base, encoding)` is P + `reference`, for a plain relative
+ * reference against an http(s) base (relative-shortcut.ts; any encoding: such a reference is ASCII), else null.
+ * `reference` must be stripped of leading and trailing ASCII whitespace.
+ */
+export function whatwgJoinPrefix(reference: string, base: string): string | null {
+  const record = shortcutFor(base);
+  return record === null ? null : simpleReferencePrefix(record, reference);
 }
 
 /**
@@ -27,6 +52,13 @@ function isUtf8(encoding: string | undefined): boolean {
  * Returns the serialized URL (`href`), or null on failure.
  */
 export function parseWhatwgUrl(input: string, base: string, encoding?: string): string | null {
+  // A plain reference against an http(s) base is joined by hand (relative-shortcut.ts); it is ASCII, so the
+  // document's encoding does not matter (below).
+  const record = shortcutFor(base);
+  if (record !== null) {
+    const joined = resolveSimpleReference(record, input);
+    if (joined !== null) return joined;
+  }
   // The encoding only decides how non-ASCII characters of the query are written ("percent-encode after
   // encoding" maps ASCII to itself in every output encoding: https://encoding.spec.whatwg.org/#get-an-output-encoding
   // leaves only ASCII-compatible ones). So ASCII input takes the fast path whatever the document's encoding.
@@ -58,6 +90,9 @@ export const browserResolver: Resolver = {
       };
     }
     return { reference, kind, href };
+  },
+  resolveHref(input: string, base: string, options?: ResolveOptions): string | null {
+    return parseWhatwgUrl(stripAsciiWhitespace(input), base, options?.encoding);
   },
   isValidBase(value: string): boolean {
     return URL.canParse(stripAsciiWhitespace(value));

@@ -21,12 +21,22 @@ export function stripAsciiWhitespace(value: string): string {
   return start === 0 && end === value.length ? value : value.slice(start, end);
 }
 
-// RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), followed by ":".
-const SCHEME_PREFIX = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-
 /** True if `reference` starts with a syntactically valid scheme (RFC 3986 §3.1), e.g. `https:`, `g:`, `mailto:`. */
 export function hasScheme(reference: string): boolean {
-  return SCHEME_PREFIX.test(reference);
+  // RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), followed by ":". (A loop: a regular
+  // expression here was 0.4–0.7% of the rewriter's profile on link-dense pages.)
+  const n = reference.length;
+  if (n === 0 || !isAsciiAlpha(reference.charCodeAt(0))) return false;
+  for (let i = 1; i < n; i++) {
+    const c = reference.charCodeAt(i);
+    if (c === 0x3a /* : */) return true;
+    if (!(isAsciiAlpha(c) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e)) return false;
+  }
+  return false;
+}
+
+function isAsciiAlpha(c: number): boolean {
+  return (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
 }
 
 /**

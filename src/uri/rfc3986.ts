@@ -172,6 +172,9 @@ export const rfc3986Resolver: Resolver = {
     }
     return { reference, kind, href };
   },
+  resolveHref(input: string, base: string): string | null {
+    return resolveRfc3986(stripAsciiWhitespace(input), stripAsciiWhitespace(base));
+  },
   isValidBase(value: string): boolean {
     return parseUriReference(stripAsciiWhitespace(value)).scheme !== undefined;
   },

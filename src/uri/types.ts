@@ -50,6 +50,11 @@ export interface Resolver {
    * unusable base) gives `href: null` and a warning.
    */
   resolve(reference: string, base: string, options?: ResolveOptions): Resolution;
+  /**
+   * `resolve(reference, base, options).href` alone, without classifying the reference or building a warning:
+   * what the document rewriters ask once a reference. Optional for a resolver of one's own.
+   */
+  resolveHref?(reference: string, base: string, options?: ResolveOptions): string | null;
   /** True if `value` (whitespace-stripped) is an absolute URL this resolver can use as a base. */
   isValidBase(value: string): boolean;
 }

@@ -46,6 +46,11 @@ export class RewritePool {
     }
   }
 
+  /** Jobs sent and not yet answered on the least busy worker (0 before the threads start). */
+  get load(): number {
+    return this.busy.length === 0 ? 0 : Math.min(...this.busy);
+  }
+
   /** Runs the job on the least busy worker. */
   run(job: RewriteJob): Promise<JobResult> {
     if (this.workers.length === 0) this.start();

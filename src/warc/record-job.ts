@@ -6,6 +6,7 @@
 import { Readable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { BaseDecision } from '../base/base.ts';
+import { AbsError } from '../errors.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import type { HtmlWarning } from '../html/rewriter.ts';
 import { transformWhole } from '../html/stream.ts';
@@ -17,7 +18,7 @@ import type { PayloadKind } from './payload-route.ts';
 import type { FetchedDocument } from '../http/fetch.ts';
 import { rewriteHeaderReferences } from '../http/header-references.ts';
 import type { HeaderReferenceRecord } from '../http/header-references.ts';
-import { createResponseRewriter } from '../http/response-rewriter.ts';
+import { createResponseRewriter, responseKind } from '../http/response-rewriter.ts';
 import type { Limits } from '../limits.ts';
 import { getResolver } from '../uri/index.ts';
 import type { ResolverName } from '../uri/types.ts';
@@ -35,7 +36,10 @@ export interface JobOptions {
   readonly lazyLoad: boolean;
   readonly limits: Limits | undefined;
   readonly maxRecordBytes: number;
-  /** Whether the result carries the reference records (a link report is written); counts are always made. */
+  /**
+   * Whether the result carries the reference records and all three counts (a link report is written); without,
+   * only the changed count is made, from the rewriter's statistics.
+   */
   readonly references: boolean;
 }
 
@@ -182,6 +186,7 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     contentCodings: [],
     body: Readable.from([]),
   };
+  const listen = options.references || responseKind(document.contentType, job.kind === 'sniff' ? 'html' : undefined) === 'mime';
   const rewriter = createResponseRewriter(document, {
     ...(job.kind === 'sniff' ? { type: 'html' as const } : {}),
     resolver: getResolver(options.resolver),
@@ -191,20 +196,25 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     limits: options.limits,
     fallback: options.fallback,
     honourHttpContentLocation: options.honourHttpContentLocation,
-    // MIME rewriters pass the part's section path as a second argument.
-    onReference: ((r: ReferenceRecord, part?: string) => {
+    // MIME rewriters pass the part's section path as a second argument. Without a report the counts come from
+    // the rewriter's statistics (below): a listener makes the rewriter build a record for every reference, which
+    // cost a tenth of the CLI's CPU on the bench crawl (bench/warc.ts jobs).
+    onReference: listen ? (((r: ReferenceRecord, part?: string) => {
       if (r.changed) counts.rewritten++;
       else if (r.resolved === null) counts.unresolvable++;
       else counts.unchanged++;
-      // Kept only for a report: thousands of small objects a page are costly to send back from a worker.
       if (options.references) references.push({ reference: r, part: part ?? null });
-    }) as (r: ReferenceRecord) => void,
+    }) as (r: ReferenceRecord) => void) : undefined,
     onWarning: (w: HtmlWarning) => warnings.push({ code: w.code, message: `${targetUri ?? ''}: ${w.message}`, line: w.line, column: w.column }),
     onBase: (d) => {
       base = d;
     },
   });
   const output = await transformWhole(rewriter.transform!, decoded);
+  // Without a report only the changed count is used (whether the record is replaced, the summary, the metadata
+  // record); the statistics' unchanged and unresolvable are not the report's (a reference with a scheme that
+  // does not parse is "unchanged" there, "unresolvable" in a record line), so they are not taken.
+  if (!listen) counts.rewritten = referenceStats(rewriter.transform!).rewritten;
   if (counts.rewritten === 0) return copied(`nothing to rewrite (${kind})`, counts, references);
   // The HTTP head's own references (Link, Refresh, Content-Location): reported first; rewritten in the
   // replacement's head by buildRecords (a conversion record holds the payload only: reported, not changed).
@@ -362,6 +372,13 @@ export function rewriteHead(block: Buffer, head: HttpHead, length: number): Buff
   }
   parts.push(block.subarray(copied, head.emptyLine), Buffer.from(`Content-Length: ${length}${head.eol}`), block.subarray(head.emptyLine, head.length));
   return Buffer.concat(parts);
+}
+
+/** The statistics of a finished rewriter of any kind but MIME (whose statistics count per part). */
+function referenceStats(transform: object): { readonly rewritten: number } {
+  const stats = (transform as { stats?: { rewritten?: number } }).stats;
+  if (typeof stats?.rewritten !== 'number') throw new AbsError('a rewriter without reference statistics', 'ABS_ERR_INTERNAL');
+  return stats as { rewritten: number };
 }
 
 export function addCounts(to: Counts, from: Counts): void {
