@@ -356,6 +356,27 @@ describe('fuzz: the fast tokenizer emits what parse5 emits', () => {
     f.done('alphabet');
   }, 120_000);
 
+  it(`text in every insertion mode, between misnested formatting elements and markers (the text tokens the fast tokenizer does not hand over: inertText), whole and at every split (seed ${SEED})`, () => {
+    const random = seededRandom(SEED + 9);
+    const pieces = [
+      'x', ' ', '\n', '\r\n', '&#32;', '&nbsp;', '&Tab;', 'y z', '\0',
+      '<b>', '</b>', '<i>', '</i>', '<a href=u>', '</a>', '<font color=red>', '<nobr>', '</nobr>', '<p>', '</p>', '<div>', '</div>',
+      '<marquee>', '</marquee>', '<object>', '</object>', '<applet>', '<td>', '</td>', '<th>', '<tr>', '<table>', '</table>', '<caption>', '</caption>',
+      '<colgroup>', '<template>', '</template>', '<svg>', '</svg>', '<math>', '<mi>', '<foreignObject>', '<pre>', '<textarea>', '</textarea>', '<listing>',
+      '<frameset>', '</frameset>', '<frame>', '<noframes>', '</noframes>', '<head>', '</head>', '<body>', '</body>', '</html>', '<html>', '<script>', '</script>',
+      '<title>', '</title>', '<select>', '<option>', '<!--c-->', '<!DOCTYPE html>', '<noscript>', '</noscript>', '<input type=hidden>', '<hr>', '<br>',
+    ];
+    const f = new Findings();
+    for (let n = 0; n < 1500 * SCALE; n++) {
+      let html = '';
+      for (let k = 2 + Math.floor(random() * 12); k > 0; k--) html += pieces[Math.floor(random() * pieces.length)];
+      if (!f.try([html])) continue;
+      if (n % 8 === 0) for (const s of splits(html)) if (!f.try(s)) break;
+      f.try(randomChunks(html, random, 1 + Math.floor(random() * 6)));
+    }
+    f.done('inert text');
+  }, 120_000);
+
   it(`long documents across the 64 KiB buffer drop: generated markup between long runs, in random chunks (seed ${SEED})`, () => {
     const random = seededRandom(SEED + 6);
     const next = generator(random);

@@ -111,7 +111,7 @@ function internName(s: string, start: number, end: number): string {
   const slot = recentSlot(s.charCodeAt(start), end - start);
   if (slot !== -1) {
     const recent = recentNames[slot];
-    if (recent !== undefined && s.startsWith(recent, start)) return recent;
+    if (recent !== undefined && sameUnits(s, start, recent)) return recent;
   }
   const name = hashedName(s, start, end);
   if (slot !== -1 && name.length === end - start && s.startsWith(name, start)) {
@@ -119,6 +119,15 @@ function internName(s: string, start: number, end: number): string {
     recentTagIds[slot] = -1;
   }
   return name;
+}
+
+/**
+ * Whether `name` is at `start` of `s` (the caller knows there are name.length units there). NOTE: a loop, not
+ * `s.startsWith(name, start)`: the builtin call was the hottest line of tagAt (`--cpu-prof-interval 50`).
+ */
+function sameUnits(s: string, start: number, name: string): boolean {
+  for (let k = 0; k < name.length; k++) if (s.charCodeAt(start + k) !== name.charCodeAt(k)) return false;
+  return true;
 }
 
 /** parse5's tag id of a name internName returned for s[start, end). */
@@ -179,13 +188,18 @@ const NO_ATTRS: Token.Attribute[] = [];
 
 /** tagAt's scratch: the attributes of the tag being read, and (name, start, end) of its URL-bearing ones. */
 const SCRATCH_ATTRS: Token.Attribute[] = [];
-const SCRATCH_KEPT: Array<string | number> = [];
+const SCRATCH_KEPT_NAMES: string[] = [];
+/** Start and end of each of SCRATCH_KEPT_NAMES (small integers only: no slot to clear between tags). */
+const SCRATCH_KEPT_AT: number[] = [];
 /** The scratch is emptied (its storage let go) after a tag with more attributes than this. */
 const SCRATCH_KEEP = 256;
 /** What a scratch slot holds between tags (so that it holds no value of an earlier document). */
 const UNSET_ATTR: Token.Attribute = { name: '', value: '' };
 
-const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);
+/** The formatting elements (https://html.spec.whatwg.org/multipage/parsing.html#formatting), by parse5 tag id. */
+const FORMATTING: boolean[] = [];
+for (const id of [html.TAG_ID.A, html.TAG_ID.B, html.TAG_ID.BIG, html.TAG_ID.CODE, html.TAG_ID.EM, html.TAG_ID.FONT, html.TAG_ID.I, html.TAG_ID.NOBR, html.TAG_ID.S, html.TAG_ID.SMALL, html.TAG_ID.STRIKE, html.TAG_ID.STRONG, html.TAG_ID.TT, html.TAG_ID.U]) FORMATTING[id] = true;
+for (let id = 0; id < 256; id++) FORMATTING[id] ??= false;
 
 type Location = Token.Location & { attrs?: Record<string, Token.Location> };
 
@@ -195,9 +209,22 @@ interface BuilderTokenizer {
   inForeignNode: boolean;
 }
 
+/** The fields of parse5 8.1's Parser that decide whether a text token changes anything (see inertText). */
+interface BuilderState {
+  insertionMode: InsertionMode;
+  framesetOk: boolean;
+  skipNextNewLine: boolean;
+  activeFormattingElements: { newest: { type: number; element: unknown } | null };
+}
+
+/** parse5 8.1's EntryType.Marker (parser/formatting-element-list.js; not exported by the package). */
+const FORMATTING_MARKER = 0;
+
 export class FastTokenizerDriver implements TokenizerEngine {
   private readonly builder: StackBuilder;
   private readonly modes: BuilderTokenizer;
+  private readonly parser: BuilderState;
+  private readonly handler: DriverHandler;
 
   /**
    * Unconsumed input, from absolute offset `base`; `pos` indexes it. What is held is an unfinished token (or a
@@ -230,6 +257,8 @@ export class FastTokenizerDriver implements TokenizerEngine {
   constructor(handler: DriverHandler) {
     this.builder = new StackBuilder(handler);
     this.modes = this.builder.tokenizer as unknown as BuilderTokenizer;
+    this.parser = this.builder as unknown as BuilderState;
+    this.handler = handler;
   }
 
   write(chunk: string, isLastChunk: boolean): void {
@@ -394,14 +423,15 @@ export class FastTokenizerDriver implements TokenizerEngine {
     if (i >= n) return this.final ? n : MORE;
     const nameEnd = i;
     const tagName = internName(s, nameStart, i);
-    const own = FORMATTING.has(tagName);
+    const tagID = tagIdOf(tagName, s, nameStart, nameEnd) as html.TAG_ID;
+    const own = FORMATTING[tagID] === true;
     // Attributes are gathered in module-wide scratch arrays and copied out at the ">" at their exact length (a
     // list grown by push holds 17 slots for one attribute). They are emptied before the tag is emitted, so a
     // nested tokenizer (an iframe srcdoc, rewritten from inside the callback) can use them too.
     let count = 0;
     let names: Set<string> | null = null;
     /** URL-bearing attributes: name, start and end, whose locations the rewriter reads. */
-    let keptCount = 0;
+    let kept = 0;
     let selfClosing = false;
     // Before attribute name / after attribute name / self-closing start tag, with `i` at the current character.
     for (;;) {
@@ -484,19 +514,19 @@ export class FastTokenizerDriver implements TokenizerEngine {
       if (!duplicate) {
         SCRATCH_ATTRS[count++] = { name, value };
         if (mayHoldUrl(name)) {
-          SCRATCH_KEPT[keptCount++] = name;
-          SCRATCH_KEPT[keptCount++] = attrStart;
-          SCRATCH_KEPT[keptCount++] = attrEnd;
+          SCRATCH_KEPT_NAMES[kept] = name;
+          SCRATCH_KEPT_AT[2 * kept] = attrStart;
+          SCRATCH_KEPT_AT[2 * kept + 1] = attrEnd;
+          kept++;
         }
       }
     }
     // `i` is at the ">". Locations in input order (lineAt moves forward only).
     const location: Location = this.span(lt, -1, 1);
-    if (keptCount > 0) {
+    if (kept > 0) {
       const attrLocations = Object.create(null) as Record<string, Token.Location>;
-      for (let k = 0; k < keptCount; k += 3) attrLocations[SCRATCH_KEPT[k] as string] = this.span(SCRATCH_KEPT[k + 1] as number, SCRATCH_KEPT[k + 2] as number, 0);
+      for (let k = 0; k < kept; k++) attrLocations[SCRATCH_KEPT_NAMES[k]!] = this.span(SCRATCH_KEPT_AT[2 * k]!, SCRATCH_KEPT_AT[2 * k + 1]!, 0);
       location.attrs = attrLocations;
-      SCRATCH_KEPT.fill(0, 0, keptCount);
     }
     // A start tag's list is its own, even when empty: StackBuilder._createElement tells the element made from the
     // token being processed by the identity of its attribute list (a reconstructed formatting element's is another
@@ -505,12 +535,12 @@ export class FastTokenizerDriver implements TokenizerEngine {
     for (let k = 0; k < count; k++) SCRATCH_ATTRS[k] = UNSET_ATTR;
     // (A tag with very many attributes does not leave the scratch that long; what a tag cut by the end of input
     // left in it is overwritten by the next tag.)
-    if (SCRATCH_ATTRS.length > SCRATCH_KEEP) SCRATCH_ATTRS.length = SCRATCH_KEPT.length = 0;
+    if (SCRATCH_ATTRS.length > SCRATCH_KEEP) SCRATCH_ATTRS.length = SCRATCH_KEPT_NAMES.length = SCRATCH_KEPT_AT.length = 0;
     this.spanEnd(location, i + 1, 1);
     const token: Token.TagToken = {
       type: end ? Token.TokenType.END_TAG : Token.TokenType.START_TAG,
       tagName,
-      tagID: tagIdOf(tagName, s, nameStart, nameEnd) as html.TAG_ID,
+      tagID,
       selfClosing,
       ackSelfClosing: false,
       attrs,
@@ -937,13 +967,41 @@ export class FastTokenizerDriver implements TokenizerEngine {
     return /[ \n\t\f\r]/.test(decodeHTML(s.slice(start, end), DecodingMode.Legacy));
   }
 
-  /** Whether text decodes to anything but whitespace (`&#32;`, `&Tab;` and `&NewLine;` are whitespace). */
+  /**
+   * Whether text decodes to anything but whitespace (`&#32;`, `&Tab;` and `&NewLine;` are whitespace). Piece by
+   * piece, up to the first that is not whitespace: a character reference ends at whitespace or "&", so each piece
+   * from an "&" up to the next whitespace or "&" decodes as it does within the whole text.
+   * NOTE: decoding the whole run (a paragraph after `&nbsp;`) was 8% of a tokenizer pass over the 258 real pages
+   * (`--cpu-prof` of FastTokenizerDriver alone); the first piece nearly always answers.
+   */
   private nonWhitespaceDecoded(start: number, end: number): boolean {
-    const text = decodeHTML(this.html.slice(start, end).replace(/\r\n?/g, '\n'), DecodingMode.Legacy);
-    return /[^ \n\t\f\r]/.test(text);
+    const s = this.html;
+    let k = start;
+    while (k < end) {
+      const c = s.charCodeAt(k);
+      if (isSpace(c)) {
+        k++;
+        continue;
+      }
+      if (c !== C.Amp) return true;
+      let stop = k + 1;
+      while (stop < end) {
+        const d = s.charCodeAt(stop);
+        if (d === C.Amp || isSpace(d)) break;
+        stop++;
+      }
+      if (/[^ \n\t\f\r]/.test(decodeHTML(s.slice(k, stop), DecodingMode.Legacy))) return true;
+      k = stop;
+    }
+    return false;
   }
 
   private character(type: Token.TokenType.CHARACTER | Token.TokenType.WHITESPACE_CHARACTER | Token.TokenType.NULL_CHARACTER, s: string, start: number, end: number): void {
+    if (type !== Token.TokenType.NULL_CHARACTER && this.inertText(type === Token.TokenType.WHITESPACE_CHARACTER)) {
+      // What StackBuilder.onCharacter does besides the tree builder's steps, which change nothing here.
+      if (type === Token.TokenType.CHARACTER) this.handler.onText();
+      return;
+    }
     // The tree builder reads only whether text starts with a line feed, and whether that is all of it (after
     // <pre>, <listing>, <textarea>); a CR is a line feed, and a CRLF one line feed.
     const c = s.charCodeAt(start);
@@ -956,6 +1014,53 @@ export class FastTokenizerDriver implements TokenizerEngine {
     if (type === Token.TokenType.CHARACTER) this.builder.onCharacter(token);
     else if (type === Token.TokenType.WHITESPACE_CHARACTER) this.builder.onWhitespaceCharacter(token);
     else this.builder.onNullCharacter(token);
+  }
+
+  /**
+   * Whether a character (or `whitespace`) token would change nothing of the tree builder's state: then no token
+   * is made (most text on a page). parse5 8.1's onCharacter / onWhitespaceCharacter, mode by mode: the token is
+   * only inserted (StackBuilder inserts nothing) in "text", in foreign content and, for whitespace, in the head
+   * and frameset modes; "in body" (and caption, cell, template, and after body for whitespace) it also
+   * reconstructs the active formatting elements, which does nothing when the newest entry is a marker or an
+   * element still open (https://html.spec.whatwg.org/multipage/parsing.html#reconstruct-the-active-formatting-elements),
+   * and a character token sets frameset-ok to "not ok". A pending "skip the next newline" (after `<pre>`,
+   * `<listing>`, `<textarea>`) is reset by any text: not inert. Whitespace "after after frameset" is left to the
+   * tree builder (see `classified`).
+   * NOTE: reads parse5's Parser fields (insertionMode, framesetOk, skipNextNewLine, activeFormattingElements)
+   * like tokenizer-driver.ts does; src/html/fast-tokenizer.fuzz.test.ts checks the events against parse5's
+   * tokenizer, which hands every token over.
+   */
+  private inertText(whitespace: boolean): boolean {
+    const b = this.parser;
+    if (b.skipNextNewLine) return false;
+    if (this.modes.inForeignNode) return whitespace || !b.framesetOk;
+    switch (b.insertionMode) {
+      case InsertionMode.TEXT:
+        return true;
+      case InsertionMode.IN_HEAD:
+      case InsertionMode.IN_HEAD_NO_SCRIPT:
+      case InsertionMode.AFTER_HEAD:
+      case InsertionMode.IN_COLUMN_GROUP:
+      case InsertionMode.IN_FRAMESET:
+      case InsertionMode.AFTER_FRAMESET:
+        return whitespace;
+      case InsertionMode.AFTER_BODY:
+      case InsertionMode.AFTER_AFTER_BODY:
+        return whitespace && this.nothingToReconstruct();
+      case InsertionMode.IN_BODY:
+      case InsertionMode.IN_CAPTION:
+      case InsertionMode.IN_CELL:
+      case InsertionMode.IN_TEMPLATE:
+        return (whitespace || !b.framesetOk) && this.nothingToReconstruct();
+      default:
+        return false;
+    }
+  }
+
+  /** Whether "reconstruct the active formatting elements" would do nothing (parse5 8.1 _reconstructActiveFormattingElements). */
+  private nothingToReconstruct(): boolean {
+    const newest = this.parser.activeFormattingElements.newest;
+    return newest === null || newest.type === FORMATTING_MARKER || this.builder.isOpen(newest.element);
   }
 
   private eof(): void {
