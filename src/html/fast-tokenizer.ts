@@ -225,7 +225,6 @@ class Attribute implements Token.Attribute {
 
 /** Tags whose attribute lists outlive the tag: the tree builder keeps them (StackBuilder's adapter, and the list of active formatting elements). */
 const KEPT_ATTRS: boolean[] = [];
-for (let id = 0; id < 256; id++) KEPT_ATTRS[id] = false;
 
 /** The attributes of an end tag without any (the tree builder never reads an end tag's list; see tagAt for start tags). */
 const NO_ATTRS: Token.Attribute[] = [];
