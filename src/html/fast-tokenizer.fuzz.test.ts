@@ -10,6 +10,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import libqp from 'libqp';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Token } from 'parse5';
 import { randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { sharedPath } from '../../test/helpers/shared.ts';
 import { eventDifference, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
@@ -354,6 +355,61 @@ describe('fuzz: the fast tokenizer emits what parse5 emits', () => {
       }
     }
     f.done('alphabet');
+  }, 120_000);
+
+  it(`text in every insertion mode, between misnested formatting elements and markers (the text tokens the fast tokenizer does not hand over: inertText), whole and at every split (seed ${SEED})`, () => {
+    const random = seededRandom(SEED + 9);
+    const pieces = [
+      'x', ' ', '\n', '\r\n', '&#32;', '&nbsp;', '&Tab;', 'y z', '\0',
+      '<b>', '</b>', '<i>', '</i>', '<a href=u>', '</a>', '<font color=red>', '<nobr>', '</nobr>', '<p>', '</p>', '<div>', '</div>',
+      '<marquee>', '</marquee>', '<object>', '</object>', '<applet>', '<td>', '</td>', '<th>', '<tr>', '<table>', '</table>', '<caption>', '</caption>',
+      '<colgroup>', '<template>', '</template>', '<svg>', '</svg>', '<math>', '<mi>', '<foreignObject>', '<pre>', '<textarea>', '</textarea>', '<listing>',
+      '<frameset>', '</frameset>', '<frame>', '<noframes>', '</noframes>', '<head>', '</head>', '<body>', '</body>', '</html>', '<html>', '<script>', '</script>',
+      '<title>', '</title>', '<select>', '<option>', '<!--c-->', '<!DOCTYPE html>', '<noscript>', '</noscript>', '<input type=hidden>', '<hr>', '<br>',
+    ];
+    const f = new Findings();
+    for (let n = 0; n < 1500 * SCALE; n++) {
+      let html = '';
+      for (let k = 2 + Math.floor(random() * 12); k > 0; k--) html += pieces[Math.floor(random() * pieces.length)];
+      if (!f.try([html])) continue;
+      if (n % 8 === 0) for (const s of splits(html)) if (!f.try(s)) break;
+      f.try(randomChunks(html, random, 1 + Math.floor(random() * 6)));
+    }
+    f.done('inert text');
+  }, 120_000);
+
+  it(`attribute values read only after the whole input (decoded when first read, from input dropped since) are those read at once (seed ${SEED})`, () => {
+    const random = seededRandom(SEED + 10);
+    const next = generator(random);
+    /** Every tag's attributes as name=value, read at once (`late` false) or after the last write. */
+    const values = (chunks: readonly string[], late: boolean): string[] => {
+      const lists: Token.Attribute[][] = [];
+      const out: string[] = [];
+      const tag = (t: Token.TagToken): void => {
+        if (late) lists.push(t.attrs);
+        else out.push(t.attrs.map((a) => `${a.name}=${JSON.stringify(a.value)}`).join(' '));
+      };
+      const driver = new Fast({ onStartTag: tag, onEndTag: tag, onText() {}, onComment() {}, onDoctype() {}, onEof() {} });
+      for (const chunk of chunks) driver.write(chunk, false);
+      driver.write('', true);
+      return late ? lists.map((attrs) => attrs.map((a) => `${a.name}=${JSON.stringify(a.value)}`).join(' ')) : out;
+    };
+    const fillers = ['x', ' ', '\n', '\r\n', '&amp;'];
+    let checked = 0;
+    for (let n = 0; n < 40 * SCALE; n++) {
+      let html = '';
+      while (html.length < (n % 2 === 0 ? 2000 : 150_000)) {
+        const piece = next();
+        if (/plaintext/i.test(piece)) continue;
+        html += `${piece}-->"'>]]></script></style></title></textarea></xmp></iframe></noembed></noframes>-->`;
+        html += `<a href="&amp;${n}\r\n&#0;\0" title=&lt;t&gt; class='c&quot;'></a x="&amp;"><b id=b&#x41;>`;
+        if (random() < 0.2) html += fillers[Math.floor(random() * fillers.length)]!.repeat(Math.floor(random() * 20_000));
+      }
+      const chunks = randomChunks(html, random, 1 + Math.floor(random() * 9000));
+      expect(values(chunks, true)).toEqual(values(chunks, false));
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
   }, 120_000);
 
   it(`long documents across the 64 KiB buffer drop: generated markup between long runs, in random chunks (seed ${SEED})`, () => {

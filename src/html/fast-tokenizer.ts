@@ -111,7 +111,7 @@ function internName(s: string, start: number, end: number): string {
   const slot = recentSlot(s.charCodeAt(start), end - start);
   if (slot !== -1) {
     const recent = recentNames[slot];
-    if (recent !== undefined && s.startsWith(recent, start)) return recent;
+    if (recent !== undefined && sameUnits(s, start, recent)) return recent;
   }
   const name = hashedName(s, start, end);
   if (slot !== -1 && name.length === end - start && s.startsWith(name, start)) {
@@ -119,6 +119,15 @@ function internName(s: string, start: number, end: number): string {
     recentTagIds[slot] = -1;
   }
   return name;
+}
+
+/**
+ * Whether `name` is at `start` of `s` (the caller knows there are name.length units there). NOTE: a loop, not
+ * `s.startsWith(name, start)`: the builtin call was the hottest line of tagAt (`--cpu-prof-interval 50`).
+ */
+function sameUnits(s: string, start: number, name: string): boolean {
+  for (let k = 0; k < name.length; k++) if (s.charCodeAt(start + k) !== name.charCodeAt(k)) return false;
+  return true;
 }
 
 /** parse5's tag id of a name internName returned for s[start, end). */
@@ -174,18 +183,67 @@ function valueOf(raw: string, own: boolean, mayHoldCr: boolean, mayHoldNul: bool
   return nul ? s.replaceAll('\0', '\uFFFD') : s;
 }
 
+/**
+ * An attribute of a start tag. Its value is what valueOf makes of its raw text, decoded when first read: most
+ * attributes (class, id, width, alt, …) are read by nobody — the tree builder reads a few (the type of an input,
+ * the encoding of annotation-xml), the rewriter those that may hold a URL and the few that decide how to read
+ * them (rel, type, itemprop, …). Until then it holds the input string it was cut from, as a slice of it would.
+ * NOTE: measured with FastTokenizerDriver and the tree builder alone over the 258 real pages (threadCpuUsage,
+ * alternating processes): decoding every value eagerly was ~10% of the pass.
+ */
+class Attribute implements Token.Attribute {
+  name: string;
+  /** The input the raw value is in, and its extent [start, end); `end` is -1 once `decoded` is the value. */
+  private source: string;
+  private start: number;
+  private end: number;
+  private decoded: string;
+
+  constructor(name: string, source: string, start: number, end: number, decoded: string) {
+    this.name = name;
+    this.source = source;
+    this.start = start;
+    this.end = end;
+    this.decoded = decoded;
+  }
+
+  get value(): string {
+    if (this.end !== -1) {
+      this.decoded = valueOf(this.source.slice(this.start, this.end), false, true, true);
+      this.source = '';
+      this.end = -1;
+    }
+    return this.decoded;
+  }
+
+  set value(value: string) {
+    this.decoded = value;
+    this.source = '';
+    this.end = -1;
+  }
+}
+
+/** Tags whose attribute lists outlive the tag: the tree builder keeps them (StackBuilder's adapter, and the list of active formatting elements). */
+const KEPT_ATTRS: boolean[] = [];
+
 /** The attributes of an end tag without any (the tree builder never reads an end tag's list; see tagAt for start tags). */
 const NO_ATTRS: Token.Attribute[] = [];
 
 /** tagAt's scratch: the attributes of the tag being read, and (name, start, end) of its URL-bearing ones. */
 const SCRATCH_ATTRS: Token.Attribute[] = [];
-const SCRATCH_KEPT: Array<string | number> = [];
+const SCRATCH_KEPT_NAMES: string[] = [];
+/** Start and end of each of SCRATCH_KEPT_NAMES (small integers only: no slot to clear between tags). */
+const SCRATCH_KEPT_AT: number[] = [];
 /** The scratch is emptied (its storage let go) after a tag with more attributes than this. */
 const SCRATCH_KEEP = 256;
 /** What a scratch slot holds between tags (so that it holds no value of an earlier document). */
-const UNSET_ATTR: Token.Attribute = { name: '', value: '' };
+const UNSET_ATTR: Token.Attribute = new Attribute('', '', 0, -1, '');
 
-const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);
+/** The formatting elements (https://html.spec.whatwg.org/multipage/parsing.html#formatting), by parse5 tag id. */
+const FORMATTING: boolean[] = [];
+for (const id of [html.TAG_ID.A, html.TAG_ID.B, html.TAG_ID.BIG, html.TAG_ID.CODE, html.TAG_ID.EM, html.TAG_ID.FONT, html.TAG_ID.I, html.TAG_ID.NOBR, html.TAG_ID.S, html.TAG_ID.SMALL, html.TAG_ID.STRIKE, html.TAG_ID.STRONG, html.TAG_ID.TT, html.TAG_ID.U]) FORMATTING[id] = true;
+for (let id = 0; id < 256; id++) FORMATTING[id] ??= false;
+for (let id = 0; id < 256; id++) KEPT_ATTRS[id] = FORMATTING[id] === true || id === html.TAG_ID.HTML || id === html.TAG_ID.BODY || id === html.TAG_ID.ANNOTATION_XML;
 
 type Location = Token.Location & { attrs?: Record<string, Token.Location> };
 
@@ -195,9 +253,50 @@ interface BuilderTokenizer {
   inForeignNode: boolean;
 }
 
+/** The fields of parse5 8.1's Parser that decide whether a text token changes anything (see inertText). */
+interface BuilderState {
+  insertionMode: InsertionMode;
+  framesetOk: boolean;
+  skipNextNewLine: boolean;
+  activeFormattingElements: { newest: { type: number; element: unknown } | null };
+}
+
+/** parse5 8.1's EntryType.Marker (parser/formatting-element-list.js; not exported by the package). */
+const FORMATTING_MARKER = 0;
+
+/**
+ * The first `count` attributes of the scratch as a list of their own, the scratch's slots unset. NOTE: array
+ * literals for the common lengths: `SCRATCH_ATTRS.slice(0, count)` was the hottest line of tagAt
+ * (`--cpu-prof-interval 100` over the 258 real pages).
+ */
+function attributeList(count: number): Token.Attribute[] {
+  const a = SCRATCH_ATTRS;
+  let list: Token.Attribute[];
+  switch (count) {
+    case 1:
+      list = [a[0]!];
+      break;
+    case 2:
+      list = [a[0]!, a[1]!];
+      break;
+    case 3:
+      list = [a[0]!, a[1]!, a[2]!];
+      break;
+    case 4:
+      list = [a[0]!, a[1]!, a[2]!, a[3]!];
+      break;
+    default:
+      list = a.slice(0, count);
+  }
+  for (let k = 0; k < count; k++) a[k] = UNSET_ATTR;
+  return list;
+}
+
 export class FastTokenizerDriver implements TokenizerEngine {
   private readonly builder: StackBuilder;
   private readonly modes: BuilderTokenizer;
+  private readonly parser: BuilderState;
+  private readonly handler: DriverHandler;
 
   /**
    * Unconsumed input, from absolute offset `base`; `pos` indexes it. What is held is an unfinished token (or a
@@ -230,6 +329,8 @@ export class FastTokenizerDriver implements TokenizerEngine {
   constructor(handler: DriverHandler) {
     this.builder = new StackBuilder(handler);
     this.modes = this.builder.tokenizer as unknown as BuilderTokenizer;
+    this.parser = this.builder as unknown as BuilderState;
+    this.handler = handler;
   }
 
   write(chunk: string, isLastChunk: boolean): void {
@@ -394,14 +495,17 @@ export class FastTokenizerDriver implements TokenizerEngine {
     if (i >= n) return this.final ? n : MORE;
     const nameEnd = i;
     const tagName = internName(s, nameStart, i);
-    const own = FORMATTING.has(tagName);
+    const tagID = tagIdOf(tagName, s, nameStart, nameEnd) as html.TAG_ID;
+    const own = FORMATTING[tagID] === true;
+    /** Values decoded when read (see Attribute), but for start tags the tree builder keeps (and may read much later). */
+    const lazy = end || !KEPT_ATTRS[tagID];
     // Attributes are gathered in module-wide scratch arrays and copied out at the ">" at their exact length (a
     // list grown by push holds 17 slots for one attribute). They are emptied before the tag is emitted, so a
     // nested tokenizer (an iframe srcdoc, rewritten from inside the callback) can use them too.
     let count = 0;
     let names: Set<string> | null = null;
     /** URL-bearing attributes: name, start and end, whose locations the rewriter reads. */
-    let keptCount = 0;
+    let kept = 0;
     let selfClosing = false;
     // Before attribute name / after attribute name / self-closing start tag, with `i` at the current character.
     for (;;) {
@@ -446,6 +550,8 @@ export class FastTokenizerDriver implements TokenizerEngine {
       // After attribute name state: whitespace, then "=" starts a value; anything else ends the attribute here.
       let attrEnd = i;
       let value = '';
+      let valueStart = 0;
+      let valueEnd = -1;
       let j = i;
       while (j < n && isSpace(s.charCodeAt(j))) j++;
       if (j >= n) return this.final ? n : MORE;
@@ -458,7 +564,12 @@ export class FastTokenizerDriver implements TokenizerEngine {
         if (q === C.Quote || q === C.Apos) {
           const close = s.indexOf(q === C.Quote ? '"' : "'", j + 1);
           if (close === -1) return this.final ? n : MORE;
-          if (!duplicate) value = valueOf(s.slice(j + 1, close), own, this.seenCr, this.seenNul);
+          if (!duplicate) {
+            if (lazy) {
+              valueStart = j + 1;
+              valueEnd = close;
+            } else value = valueOf(s.slice(j + 1, close), own, this.seenCr, this.seenNul);
+          }
           i = close + 1;
           // After attribute value (quoted): the attribute ends at the next character, whatever it is.
           if (i >= n) return this.final ? n : MORE;
@@ -474,7 +585,12 @@ export class FastTokenizerDriver implements TokenizerEngine {
             k++;
           }
           if (k >= n) return this.final ? n : MORE;
-          if (!duplicate) value = valueOf(s.slice(j, k), own, this.seenCr, this.seenNul);
+          if (!duplicate) {
+            if (lazy) {
+              valueStart = j;
+              valueEnd = k;
+            } else value = valueOf(s.slice(j, k), own, this.seenCr, this.seenNul);
+          }
           i = k;
           attrEnd = k;
         }
@@ -482,35 +598,34 @@ export class FastTokenizerDriver implements TokenizerEngine {
         i = j;
       }
       if (!duplicate) {
-        SCRATCH_ATTRS[count++] = { name, value };
+        SCRATCH_ATTRS[count++] = new Attribute(name, valueEnd === -1 ? '' : s, valueStart, valueEnd, value);
         if (mayHoldUrl(name)) {
-          SCRATCH_KEPT[keptCount++] = name;
-          SCRATCH_KEPT[keptCount++] = attrStart;
-          SCRATCH_KEPT[keptCount++] = attrEnd;
+          SCRATCH_KEPT_NAMES[kept] = name;
+          SCRATCH_KEPT_AT[2 * kept] = attrStart;
+          SCRATCH_KEPT_AT[2 * kept + 1] = attrEnd;
+          kept++;
         }
       }
     }
     // `i` is at the ">". Locations in input order (lineAt moves forward only).
     const location: Location = this.span(lt, -1, 1);
-    if (keptCount > 0) {
+    if (kept > 0) {
       const attrLocations = Object.create(null) as Record<string, Token.Location>;
-      for (let k = 0; k < keptCount; k += 3) attrLocations[SCRATCH_KEPT[k] as string] = this.span(SCRATCH_KEPT[k + 1] as number, SCRATCH_KEPT[k + 2] as number, 0);
+      for (let k = 0; k < kept; k++) attrLocations[SCRATCH_KEPT_NAMES[k]!] = this.span(SCRATCH_KEPT_AT[2 * k]!, SCRATCH_KEPT_AT[2 * k + 1]!, 0);
       location.attrs = attrLocations;
-      SCRATCH_KEPT.fill(0, 0, keptCount);
     }
     // A start tag's list is its own, even when empty: StackBuilder._createElement tells the element made from the
     // token being processed by the identity of its attribute list (a reconstructed formatting element's is another
     // token's), so two start tags must never share one.
-    const attrs = count > 0 ? SCRATCH_ATTRS.slice(0, count) : end ? NO_ATTRS : [];
-    for (let k = 0; k < count; k++) SCRATCH_ATTRS[k] = UNSET_ATTR;
+    const attrs = count === 0 ? (end ? NO_ATTRS : []) : attributeList(count);
     // (A tag with very many attributes does not leave the scratch that long; what a tag cut by the end of input
     // left in it is overwritten by the next tag.)
-    if (SCRATCH_ATTRS.length > SCRATCH_KEEP) SCRATCH_ATTRS.length = SCRATCH_KEPT.length = 0;
+    if (SCRATCH_ATTRS.length > SCRATCH_KEEP) SCRATCH_ATTRS.length = SCRATCH_KEPT_NAMES.length = SCRATCH_KEPT_AT.length = 0;
     this.spanEnd(location, i + 1, 1);
     const token: Token.TagToken = {
       type: end ? Token.TokenType.END_TAG : Token.TokenType.START_TAG,
       tagName,
-      tagID: tagIdOf(tagName, s, nameStart, nameEnd) as html.TAG_ID,
+      tagID,
       selfClosing,
       ackSelfClosing: false,
       attrs,
@@ -937,13 +1052,41 @@ export class FastTokenizerDriver implements TokenizerEngine {
     return /[ \n\t\f\r]/.test(decodeHTML(s.slice(start, end), DecodingMode.Legacy));
   }
 
-  /** Whether text decodes to anything but whitespace (`&#32;`, `&Tab;` and `&NewLine;` are whitespace). */
+  /**
+   * Whether text decodes to anything but whitespace (`&#32;`, `&Tab;` and `&NewLine;` are whitespace). Piece by
+   * piece, up to the first that is not whitespace: a character reference ends at whitespace or "&", so each piece
+   * from an "&" up to the next whitespace or "&" decodes as it does within the whole text.
+   * NOTE: decoding the whole run (a paragraph after `&nbsp;`) was 8% of a tokenizer pass over the 258 real pages
+   * (`--cpu-prof` of FastTokenizerDriver alone); the first piece nearly always answers.
+   */
   private nonWhitespaceDecoded(start: number, end: number): boolean {
-    const text = decodeHTML(this.html.slice(start, end).replace(/\r\n?/g, '\n'), DecodingMode.Legacy);
-    return /[^ \n\t\f\r]/.test(text);
+    const s = this.html;
+    let k = start;
+    while (k < end) {
+      const c = s.charCodeAt(k);
+      if (isSpace(c)) {
+        k++;
+        continue;
+      }
+      if (c !== C.Amp) return true;
+      let stop = k + 1;
+      while (stop < end) {
+        const d = s.charCodeAt(stop);
+        if (d === C.Amp || isSpace(d)) break;
+        stop++;
+      }
+      if (/[^ \n\t\f\r]/.test(decodeHTML(s.slice(k, stop), DecodingMode.Legacy))) return true;
+      k = stop;
+    }
+    return false;
   }
 
   private character(type: Token.TokenType.CHARACTER | Token.TokenType.WHITESPACE_CHARACTER | Token.TokenType.NULL_CHARACTER, s: string, start: number, end: number): void {
+    if (type !== Token.TokenType.NULL_CHARACTER && this.inertText(type === Token.TokenType.WHITESPACE_CHARACTER)) {
+      // What StackBuilder.onCharacter does besides the tree builder's steps, which change nothing here.
+      if (type === Token.TokenType.CHARACTER) this.handler.onText();
+      return;
+    }
     // The tree builder reads only whether text starts with a line feed, and whether that is all of it (after
     // <pre>, <listing>, <textarea>); a CR is a line feed, and a CRLF one line feed.
     const c = s.charCodeAt(start);
@@ -956,6 +1099,53 @@ export class FastTokenizerDriver implements TokenizerEngine {
     if (type === Token.TokenType.CHARACTER) this.builder.onCharacter(token);
     else if (type === Token.TokenType.WHITESPACE_CHARACTER) this.builder.onWhitespaceCharacter(token);
     else this.builder.onNullCharacter(token);
+  }
+
+  /**
+   * Whether a character (or `whitespace`) token would change nothing of the tree builder's state: then no token
+   * is made (most text on a page). parse5 8.1's onCharacter / onWhitespaceCharacter, mode by mode: the token is
+   * only inserted (StackBuilder inserts nothing) in "text", in foreign content and, for whitespace, in the head
+   * and frameset modes; "in body" (and caption, cell, template, and after body for whitespace) it also
+   * reconstructs the active formatting elements, which does nothing when the newest entry is a marker or an
+   * element still open (https://html.spec.whatwg.org/multipage/parsing.html#reconstruct-the-active-formatting-elements),
+   * and a character token sets frameset-ok to "not ok". A pending "skip the next newline" (after `<pre>`,
+   * `<listing>`, `<textarea>`) is reset by any text: not inert. Whitespace "after after frameset" is left to the
+   * tree builder (see `classified`).
+   * NOTE: reads parse5's Parser fields (insertionMode, framesetOk, skipNextNewLine, activeFormattingElements)
+   * like tokenizer-driver.ts does; src/html/fast-tokenizer.fuzz.test.ts checks the events against parse5's
+   * tokenizer, which hands every token over.
+   */
+  private inertText(whitespace: boolean): boolean {
+    const b = this.parser;
+    if (b.skipNextNewLine) return false;
+    if (this.modes.inForeignNode) return whitespace || !b.framesetOk;
+    switch (b.insertionMode) {
+      case InsertionMode.TEXT:
+        return true;
+      case InsertionMode.IN_HEAD:
+      case InsertionMode.IN_HEAD_NO_SCRIPT:
+      case InsertionMode.AFTER_HEAD:
+      case InsertionMode.IN_COLUMN_GROUP:
+      case InsertionMode.IN_FRAMESET:
+      case InsertionMode.AFTER_FRAMESET:
+        return whitespace;
+      case InsertionMode.AFTER_BODY:
+      case InsertionMode.AFTER_AFTER_BODY:
+        return whitespace && this.nothingToReconstruct();
+      case InsertionMode.IN_BODY:
+      case InsertionMode.IN_CAPTION:
+      case InsertionMode.IN_CELL:
+      case InsertionMode.IN_TEMPLATE:
+        return (whitespace || !b.framesetOk) && this.nothingToReconstruct();
+      default:
+        return false;
+    }
+  }
+
+  /** Whether "reconstruct the active formatting elements" would do nothing (parse5 8.1 _reconstructActiveFormattingElements). */
+  private nothingToReconstruct(): boolean {
+    const newest = this.parser.activeFormattingElements.newest;
+    return newest === null || newest.type === FORMATTING_MARKER || this.builder.isOpen(newest.element);
   }
 
   private eof(): void {
