@@ -701,6 +701,47 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     super({ sourceCodeLocationInfo: true, scriptingEnabled: false, treeAdapter: stackOnlyAdapter });
     this.handler = handler;
     this.simulator = StackBuilder.simulate ? new TreeSimulator(this.simulatorHost()) : null;
+    const sim = this.simulator;
+    const newest = { type: ENTRY_ELEMENT, element: null as unknown };
+    const marker = { type: ENTRY_MARKER, element: null };
+    this.simulatedFormatting = {
+      get newest(): { type: number; element: unknown } | null {
+        const list = sim!.formatting;
+        if (list.length === 0) return sim!.cell ? marker : null;
+        newest.element = list[list.length - 1]!.element;
+        return newest;
+      },
+    };
+  }
+
+  /**
+   * What parse5's list of active formatting elements shows of the simulator's while it runs: the newest entry
+   * (the fast tokenizer reads it to tell whether text would reconstruct anything; see exposeSimulatorState).
+   */
+  private readonly simulatedFormatting: { readonly newest: { type: number; element: unknown } | null };
+  /** parse5's list, while the simulated one stands in for it. */
+  private parse5Formatting: unknown = null;
+
+  /** parse5's insertion mode for the simulator's state. */
+  private simulatedMode(): InsertionMode {
+    const sim = this.simulator!;
+    if (sim.cell) return InsertionMode.IN_CELL;
+    if (sim.head) return InsertionMode.IN_HEAD;
+    if (sim.table === ROW) return InsertionMode.IN_ROW;
+    if (sim.table === TBODY) return InsertionMode.IN_TABLE_BODY;
+    return InsertionMode.IN_BODY;
+  }
+
+  /**
+   * While the simulator runs, parse5's fields that the fast tokenizer reads between tokens (fast-tokenizer.ts
+   * inertText: the insertion mode, frameset-ok, "skip the next newline", the newest entry of the list of active
+   * formatting elements) show the simulator's state; parse5 reads none of them until handBack sets them all.
+   */
+  private exposeSimulatorState(): void {
+    const sim = this.simulator!;
+    this.insertionMode = sim.inText ? InsertionMode.TEXT : sim.tableText !== null ? InsertionMode.IN_TABLE_TEXT : this.simulatedMode();
+    this.framesetOk = sim.framesetOk;
+    this.skipNextNewLine = sim.skipNextNewLine;
   }
 
   /** Elements on the stack of open elements. */
@@ -812,6 +853,8 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     }
     sim.load(stack.items as SimNode[], stack.tagIDs, count, floor, entries, this.framesetOk, this.formElement as SimNode | null, this.skipNextNewLine);
     this.simulating = true;
+    this.parse5Formatting = this.activeFormattingElements;
+    (this as { activeFormattingElements: unknown }).activeFormattingElements = this.simulatedFormatting;
     simulatorStats.takeOvers++;
   }
 
@@ -832,6 +875,8 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     for (let i = shared; i < sim.depth; i++) stack.push(sim.nodes[i] as StackNode, sim.ids[i]!);
     // The entries after the last marker, again (clearToLastMarker takes the marker too: "in cell", the cell's is
     // put back, as parse5 put it when it inserted the cell).
+    (this as { activeFormattingElements: unknown }).activeFormattingElements = this.parse5Formatting;
+    this.parse5Formatting = null;
     const list = this.activeFormattingElements;
     list.clearToLastMarker();
     if (sim.cell) list.insertMarker();
@@ -839,15 +884,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     this.framesetOk = sim.framesetOk;
     this.formElement = sim.formElement as StackNode | null;
     this.skipNextNewLine = sim.skipNextNewLine;
-    const mode = sim.cell
-      ? InsertionMode.IN_CELL
-      : sim.head
-        ? InsertionMode.IN_HEAD
-        : sim.table === ROW
-          ? InsertionMode.IN_ROW
-          : sim.table === TBODY
-            ? InsertionMode.IN_TABLE_BODY
-            : InsertionMode.IN_BODY;
+    const mode = this.simulatedMode();
     if (sim.inText) {
       this.insertionMode = InsertionMode.TEXT;
       this.originalInsertionMode = mode;
@@ -911,6 +948,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
       const made = this.simulator!.startTag(token);
       if (made !== BAIL) {
         simulatorStats.simulated++;
+        this.exposeSimulatorState();
         this.handler.onStartTag(token, 'html', made === 1, null);
         return;
       }
@@ -938,6 +976,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     if (this.simulating) {
       if (this.simulator!.endTag(token) !== BAIL) {
         simulatorStats.simulated++;
+        this.exposeSimulatorState();
         this.handler.onEndTag(token, 'html');
         return;
       }
@@ -959,8 +998,10 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   }
 
   /**
-   * Set while parse5 processes an end tag, a comment, a doctype or EOF: "in table text", the token that ends the
-   * pending text is reprocessed through these same methods (parse5's _processToken), and is reported once.
+   * Set while parse5 processes a token other than a start tag: a token it reprocesses in another insertion mode
+   * (parse5's _processToken: text before the head or the body, the token that ends pending table text) comes
+   * through these same methods again, and is reported once (it was reported twice), and the simulator takes
+   * over only once it is done.
    */
   private inToken = false;
 
@@ -968,12 +1009,19 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     if (this.simulating) {
       if (!this.simulator!.textBails()) {
         this.simulator!.character();
+        this.exposeSimulatorState();
         this.handler.onText();
         return;
       }
       this.handBack();
     }
+    if (this.inToken) {
+      if (!this.pendInTableText(token)) super.onCharacter(token);
+      return;
+    }
+    this.inToken = true;
     if (!this.pendInTableText(token)) super.onCharacter(token);
+    this.inToken = false;
     this.handler.onText();
     this.tryTakeOver();
   }
@@ -982,12 +1030,19 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     if (this.simulating) {
       if (!this.simulator!.textBails()) {
         this.simulator!.nullCharacter();
+        this.exposeSimulatorState();
         this.handler.onText();
         return;
       }
       this.handBack();
     }
+    if (this.inToken) {
+      super.onNullCharacter(token);
+      return;
+    }
+    this.inToken = true;
     super.onNullCharacter(token);
+    this.inToken = false;
     this.handler.onText();
     this.tryTakeOver();
   }
@@ -996,11 +1051,18 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     if (this.simulating) {
       if (!this.simulator!.textTooDeep()) {
         this.simulator!.whitespaceCharacter(token);
+        this.exposeSimulatorState();
         return;
       }
       this.handBack();
     }
+    if (this.inToken) {
+      if (!this.pendInTableText(token)) super.onWhitespaceCharacter(token);
+      return;
+    }
+    this.inToken = true;
     if (!this.pendInTableText(token)) super.onWhitespaceCharacter(token);
+    this.inToken = false;
     this.tryTakeOver();
   }
 
@@ -1020,8 +1082,10 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
       super.onComment(token);
       return;
     }
-    if (this.simulating) this.simulator!.other();
-    else {
+    if (this.simulating) {
+      this.simulator!.other();
+      this.exposeSimulatorState();
+    } else {
       this.inToken = true;
       super.onComment(token);
       this.inToken = false;
@@ -1034,8 +1098,10 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
       super.onDoctype(token);
       return;
     }
-    if (this.simulating) this.simulator!.other();
-    else {
+    if (this.simulating) {
+      this.simulator!.other();
+      this.exposeSimulatorState();
+    } else {
       this.inToken = true;
       super.onDoctype(token);
       this.inToken = false;
@@ -1079,8 +1145,9 @@ interface FormattingEntryInternals {
   older: FormattingEntryInternals | null;
   ark?: { entries: FormattingEntryInternals[] } | null;
 }
-/** parse5's EntryType.Element. */
+/** parse5's EntryType.Element and EntryType.Marker. */
 const ENTRY_ELEMENT = 1;
+const ENTRY_MARKER = 0;
 
 /**
  * How many tags the tree simulator processed and how many parse5's tree builder did, and how often one handed

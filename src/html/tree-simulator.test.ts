@@ -36,25 +36,35 @@ type Make = (h: DriverHandler) => TokenizerEngine;
 const FAST: Make = (h) => new FastTokenizerDriver(h);
 const PARSE5: Make = (h) => new TokenizerDriver(h);
 
+/** Attributes as names and values (the tokenizer's attribute objects may hold the whole input, decoded on demand). */
+function attrList(attrs: readonly { name: string; value: string }[]): string {
+  return JSON.stringify(attrs.map((a) => [a.name, a.value]));
+}
+
 /** Every handler call with its arguments, each followed by what the driver answers then. */
 function events(chunks: readonly string[], make: Make, simulate: boolean): string[] {
   return withSimulator(simulate, () => {
     const out: string[] = [];
     // Opaque element handles, numbered in the order they are first seen (the two runs make different objects).
     const handles = new Map<unknown, number>();
+    const last: unknown[] = [];
     const handle = (e: unknown): number => {
       let n = handles.get(e);
-      if (n === undefined) handles.set(e, (n = handles.size));
+      if (n === undefined) {
+        handles.set(e, (n = handles.size));
+        last.push(e);
+        if (last.length > 4) last.shift();
+      }
       return n;
     };
     let driver: TokenizerEngine;
     const state = (): string => {
       const current = handle(driver.currentElement());
       // Whether each of the last few handles seen is still open (what the rewriter asks of an SVG <style> and of tables).
-      const open = [...handles.keys()].slice(-4).map((e) => (driver.isOpen(e) ? 1 : 0)).join('');
+      const open = last.map((e) => (driver.isOpen(e) ? 1 : 0)).join('');
       return ` [${driver.openElementCount()}${driver.inTemplate() ? ' t' : ''}${driver.framesetPending() ? ' f' : ''} @${current} ${open}]`;
     };
-    const tag = (t: Parameters<DriverHandler['onStartTag']>[0]): string => `${t.tagName}#${t.tagID}@${t.location?.startOffset}-${t.location?.endOffset}${t.selfClosing ? '/' : ''} ${JSON.stringify(t.attrs)}`;
+    const tag = (t: Parameters<DriverHandler['onStartTag']>[0]): string => `${t.tagName}#${t.tagID}@${t.location?.startOffset}-${t.location?.endOffset}${t.selfClosing ? '/' : ''} ${attrList(t.attrs)}`;
     const handler: DriverHandler = {
       onStartTag: (t, ns, inserted, adopted) => {
         let base = '';
@@ -70,7 +80,7 @@ function events(chunks: readonly string[], make: Make, simulate: boolean): strin
       onDoctype: (t) => out.push(`doctype@${t.location?.startOffset}${state()}`),
       onEof: () => out.push(`eof${state()}`),
       onBodyReplaced: () => out.push(`body replaced${state()}`),
-      onReconstructed: (attrs) => out.push(`reconstructed ${JSON.stringify(attrs)}`),
+      onReconstructed: (attrs) => out.push(`reconstructed ${attrList(attrs)}`),
     };
     driver = make(handler);
     try {
