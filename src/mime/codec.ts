@@ -133,29 +133,78 @@ function qpSafeCut(data: Buffer, at: number): number {
 }
 
 function decodeQuotedPrintableLine(line: Buffer, eol: number): Segment {
+  const decoded = Buffer.allocUnsafe(line.length);
+  const n = decodeQuotedPrintableInto(line, 0, line.length, eol, decoded, 0);
+  const soft = n < 0;
+  const length = soft ? ~n : n;
+  return { encoded: line, decoded: decoded.subarray(0, length), hardEnd: eol > 0 && !soft, aligned: true };
+}
+
+/**
+ * Decodes the physical line `data[start, end)` (its last `eol` bytes its line ending) into `out` from `n`; returns
+ * the new length, or its bitwise complement (`~length`, negative) when the line ends in a soft line break.
+ */
+function decodeQuotedPrintableInto(data: Buffer, start: number, end: number, eol: number, out: Buffer, n: number): number {
   // Rule 3: whitespace at the end of a line is deleted (a cut piece never ends with any: qpSafeCut).
-  let end = line.length - eol;
-  while (end > 0 && isWhitespace(line[end - 1])) end--;
+  let stop = end - eol;
+  while (stop > start && isWhitespace(data[stop - 1])) stop--;
   // Rule 5: "=" at the end of a line is a soft line break (at the end of the body, libqp drops it too).
-  const soft = end > 0 && line[end - 1] === 0x3d;
-  if (soft) end--;
-  const decoded = Buffer.allocUnsafe(end + (soft ? 0 : eol));
-  let n = 0;
-  for (let i = 0; i < end; i++) {
-    const c = line[i]!;
-    if (c === 0x3d && i + 2 < end) {
-      const hi = hexValue(line[i + 1]!);
-      const lo = hexValue(line[i + 2]!);
+  const soft = stop > start && data[stop - 1] === 0x3d;
+  if (soft) stop--;
+  for (let i = start; i < stop; i++) {
+    const c = data[i]!;
+    if (c === 0x3d && i + 2 < stop) {
+      const hi = hexValue(data[i + 1]!);
+      const lo = hexValue(data[i + 2]!);
       if (hi !== -1 && lo !== -1) {
-        decoded[n++] = (hi << 4) | lo;
+        out[n++] = (hi << 4) | lo;
         i += 2;
         continue;
       }
     }
-    decoded[n++] = c;
+    out[n++] = c;
   }
-  if (!soft) for (let i = line.length - eol; i < line.length; i++) decoded[n++] = line[i]!;
-  return { encoded: line, decoded: decoded.subarray(0, n), hardEnd: eol > 0 && !soft, aligned: true };
+  if (soft) return ~n;
+  for (let i = end - eol; i < end; i++) out[n++] = data[i]!;
+  return n;
+}
+
+/**
+ * A whole quoted-printable body decoded in one pass into one buffer: the bytes of every segment of
+ * `QuotedPrintableDecoder.push(body, true)`, concatenated, without a buffer per line (a held part that turns out
+ * unchanged needs no segments; `test/mime/codec.test.ts` checks the two agree). Null when a physical line is
+ * longer than a segment (its pieces are cut where `qpSafeCut` says): the segments are the way then.
+ */
+export function decodeQuotedPrintable(body: Buffer): Buffer | null {
+  const out = Buffer.allocUnsafe(body.length);
+  let n = 0;
+  let start = 0;
+  let nextLf = -1;
+  let nextCr = -1;
+  while (start < body.length) {
+    // The line's end, as PhysicalLines finds it at the end of the input: CRLF, LF, a bare CR, or the end.
+    if (nextLf !== -2 && nextLf < start) nextLf = body.indexOf(0x0a, start);
+    if (nextLf === -1) nextLf = -2;
+    if (nextCr !== -2 && nextCr < start) nextCr = body.indexOf(0x0d, start);
+    if (nextCr === -1) nextCr = -2;
+    let end: number;
+    let eol: number;
+    if (nextCr >= 0 && (nextLf < 0 || nextCr < nextLf)) {
+      end = body[nextCr + 1] === 0x0a ? nextCr + 2 : nextCr + 1;
+      eol = end - nextCr;
+    } else if (nextLf >= 0) {
+      end = nextLf + 1;
+      eol = 1;
+    } else {
+      end = body.length;
+      eol = 0;
+    }
+    if (end - start > MAX_SEGMENT_BYTES) return null;
+    n = decodeQuotedPrintableInto(body, start, end, eol, out, n);
+    if (n < 0) n = ~n;
+    start = end;
+  }
+  return out.subarray(0, n);
 }
 
 const B64 = new Int8Array(256).fill(-1);

@@ -5,7 +5,7 @@
  * was rewritten. base64 is validated with libbase64's alphabet rules before it is decoded.
  */
 import libbase64 from 'libbase64';
-import { Base64Decoder, lineEndingOf, QuotedPrintableDecoder, Reencoder } from './codec.ts';
+import { Base64Decoder, decodeQuotedPrintable, lineEndingOf, QuotedPrintableDecoder, Reencoder } from './codec.ts';
 import type { EncodedStyle, Segment } from './codec.ts';
 
 export type TransferEncoding = '7bit' | '8bit' | 'binary' | 'base64' | 'quoted-printable';
@@ -55,7 +55,8 @@ export function decodeBody(encoded: Buffer, encoding: TransferEncoding): { reado
       return { decoded: Buffer.from(libbase64.decode(text)), padded: length % 4 !== 0 };
     }
     case 'quoted-printable':
-      return { decoded: Buffer.concat(segmentsOf(encoded, 'quoted-printable').map((s) => s.decoded)), padded: false };
+      // One pass into one buffer; the segments (a buffer per line) are made only if the part changes (encodeBody).
+      return { decoded: decodeQuotedPrintable(encoded) ?? Buffer.concat(segmentsOf(encoded, 'quoted-printable').map((s) => s.decoded)), padded: false };
     default:
       return { decoded: encoded, padded: false };
   }
