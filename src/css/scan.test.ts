@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { TokenType, tokenizer } from '@csstools/css-tokenizer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { sharedPath } from '../../test/helpers/shared.ts';
-import { findCssUrls, mayHoldCssUrl, scanCss } from './rewrite-css.ts';
+import { findCssUrls, mayHoldCssUrl, scanCss, scanCssFast, scanCssTokenized } from './rewrite-css.ts';
 
 /** The cut as the stream found it before (a tokenizer pass of its own): after the last top-level `;` or `}`. */
 function lastCutAlone(css: string): number {
@@ -75,5 +76,47 @@ describe('scanCss: one tokenizer pass for the references and the cut', () => {
       expect(references.filter((r) => r.end <= cut), JSON.stringify(css)).toEqual(scanCss(css.slice(0, cut), { context: 'stylesheet' }).references);
     }
     expect(cuts).toBeGreaterThan(100);
+  });
+});
+
+describe('scanCssFast: the hand-written tokenizer gives what @csstools/css-tokenizer gives', () => {
+  const random = seededRandom(2027);
+  /** The pieces above and what the fast scan reads itself: numbers, dimensions, hashes, at-keywords, bad urls. */
+  const MORE = [...PIECES, '1', '.5', '+2', '-3', '1e3', '1e', 'e-', '2E+1', '%', 'px', '-', '--', '-x', '#', '#1', '#-', '@', '@-', '@1', '<', '!', '*', '/', '+', '.', 'url( ', ' )', 'url(a b)', 'url(a"b)', 'url(()', '\u0000', '\u0001', '\u007f', '\t', '\ud83d\ude00', '\ud800', 'x', '_', 'A', '"a\nb"', "'\\'", '"\\f101"', '"\\41 "', '\\41\r\n', '"\\\r\n', "'\\\n", '\\0', '"\\', 'url(\\)'];
+  const randomPieces = (n: number): string => {
+    let css = '';
+    for (let i = 0; i < n; i++) css += MORE[Math.floor(random() * MORE.length)];
+    return css;
+  };
+  const inputs = [...Array.from({ length: 20000 }, () => randomPieces(Math.floor(random() * 30))), ...corpusCss()];
+
+  it('the same references and cut, whenever it answers; and it answers for most text', () => {
+    let answered = 0;
+    for (const css of inputs) {
+      for (const context of ['stylesheet', 'declarations'] as const) {
+        const fast = scanCssFast(css, { context });
+        if (fast === null) continue;
+        answered++;
+        expect(fast, JSON.stringify(css)).toEqual(scanCssTokenized(css, { context }));
+      }
+    }
+    expect(answered).toBeGreaterThan(inputs.length / 2);
+  });
+
+  it('the same on arbitrary strings (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...MORE.flatMap((p) => [...p]), 'u', 'r', 'l', '(', ')', '"', "'") , maxLength: 60 }), (css) => {
+        const fast = scanCssFast(css);
+        if (fast !== null) expect(fast).toEqual(scanCssTokenized(css));
+      }),
+      { numRuns: 20000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (css) => {
+        const fast = scanCssFast(css);
+        if (fast !== null) expect(fast).toEqual(scanCssTokenized(css));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
