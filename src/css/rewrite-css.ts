@@ -70,15 +70,6 @@ export function isFragmentOnly(value: string): boolean {
   return value.charCodeAt(0) === 0x23 /* # */;
 }
 
-/** An open function or simple block (https://drafts.csswg.org/css-syntax-3/#consume-simple-block). */
-interface Frame {
-  /** ASCII-lowercased function name; null for a `(`, `[` or `{` block. */
-  readonly fn: string | null;
-  readonly closedBy: T;
-  /** Whether a token other than whitespace or a comment has been seen inside it. */
-  sawArgument: boolean;
-}
-
 /** The prelude of an at-rule that changes what counts as a URL; it ends at `;` or `{` at its own depth. */
 interface AtRulePrelude {
   readonly name: 'import' | 'namespace';
@@ -157,7 +148,11 @@ class UrlScan {
   private readonly css: string;
   private readonly allowImport: boolean;
   private readonly position: (offset: number) => { line: number; column: number };
-  private readonly stack: Frame[] = [];
+  private frames = 0;
+  /** Per open frame: its function's name (ASCII-lowercased where it matters; null: a block), its closing token, and whether a token other than whitespace or a comment has been seen inside it. */
+  private readonly frameFn: Array<string | null> = [];
+  private readonly frameClosedBy: T[] = [];
+  private readonly frameSaw: boolean[] = [];
   private prelude: AtRulePrelude | null = null;
 
   constructor(css: string, options: FindCssUrlsOptions) {
@@ -188,59 +183,68 @@ class UrlScan {
       if (this.depth === 0 && type === T.CloseCurly) this.cut = end;
     } else if (type === T.Semicolon && this.depth === 0) this.cut = end;
 
-    const stack = this.stack;
-    const frame = stack.length === 0 ? undefined : stack[stack.length - 1]!;
-    const firstInFrame = frame !== undefined && !frame.sawArgument;
-    if (frame !== undefined) frame.sawArgument = true;
+    // The open frames (functions and blocks): a stack of three arrays, `frames` deep (no object per frame).
+    const frames = this.frames;
+    const top = frames - 1;
+    const fn = frames === 0 ? null : this.frameFn[top]!;
+    const firstInFrame = frames !== 0 && !this.frameSaw[top]!;
+    if (frames !== 0) this.frameSaw[top] = true;
     let prelude = this.prelude;
-    const firstInPrelude = prelude !== null && prelude.depth === stack.length && !prelude.sawArgument;
-    if (prelude !== null && prelude.depth === stack.length) prelude.sawArgument = true;
+    const firstInPrelude = prelude !== null && prelude.depth === frames && !prelude.sawArgument;
+    if (prelude !== null && prelude.depth === frames) prelude.sawArgument = true;
 
     switch (type) {
       case T.Url:
         this.report('url', start, end, value);
         break;
       case T.String:
-        if (frame?.fn === 'url' && firstInFrame) this.report('url', start, end, value);
-        else if (frame?.fn === 'src' && firstInFrame) this.report('src', start, end, value);
-        else if (frame?.fn === 'image-set' || frame?.fn === '-webkit-image-set') this.report('image-set', start, end, value);
+        if (fn === 'url' && firstInFrame) this.report('url', start, end, value);
+        else if (fn === 'src' && firstInFrame) this.report('src', start, end, value);
+        else if (fn === 'image-set' || fn === '-webkit-image-set') this.report('image-set', start, end, value);
         else if (prelude?.name === 'import' && firstInPrelude) this.report('import', start, end, value);
         break;
       case T.AtKeyword: {
         // https://drafts.csswg.org/css-syntax-3/#consume-at-rule
         // NOTE: an @import after other rules is ignored by browsers; we still rewrite it (harmless, and simpler).
         const name = value !== null && (value.length === 6 || value.length === 9) ? asciiLowercase(value) : '';
-        if (name === 'namespace' || (name === 'import' && this.allowImport && stack.length === 0)) {
-          this.prelude = { name, depth: stack.length, sawArgument: false };
+        if (name === 'namespace' || (name === 'import' && this.allowImport && frames === 0)) {
+          this.prelude = { name, depth: frames, sawArgument: false };
         }
         break;
       }
       case T.Semicolon:
-        if (prelude?.depth === stack.length) this.prelude = null;
+        if (prelude?.depth === frames) this.prelude = null;
         break;
       case T.Function:
       case T.OpenParen:
       case T.OpenSquare:
       case T.OpenCurly:
-        if (type === T.OpenCurly && prelude?.depth === stack.length) this.prelude = prelude = null;
-        stack.push({
-          // Only these names matter (url, src, image-set, -webkit-image-set): others need no lowercasing.
-          fn: type === T.Function && value !== null ? (value.length === 3 || value.length === 9 || value.length === 17 ? asciiLowercase(value) : value) : null,
-          closedBy: type === T.OpenSquare ? T.CloseSquare : type === T.OpenCurly ? T.CloseCurly : T.CloseParen,
-          sawArgument: false,
-        });
+        if (type === T.OpenCurly && prelude?.depth === frames) this.prelude = prelude = null;
+        // Only these names matter (url, src, image-set, -webkit-image-set): others need no lowercasing.
+        this.frameFn[frames] = type === T.Function && value !== null ? (value.length === 3 || value.length === 9 || value.length === 17 ? asciiLowercase(value) : value) : null;
+        this.frameClosedBy[frames] = type === T.OpenSquare ? T.CloseSquare : type === T.OpenCurly ? T.CloseCurly : T.CloseParen;
+        this.frameSaw[frames] = false;
+        this.frames = frames + 1;
         break;
       case T.CloseParen:
       case T.CloseSquare:
       case T.CloseCurly:
         // Only the matching ending token closes a block; a stray one is an ordinary token.
-        if (frame?.closedBy === type) stack.pop();
-        if (prelude !== null && prelude.depth > stack.length) this.prelude = null;
+        if (frames !== 0 && this.frameClosedBy[top] === type) this.frames = frames - 1;
+        if (prelude !== null && prelude.depth > this.frames) this.prelude = null;
         break;
       default:
         // Bad-url and bad-string tokens are left alone, like every other token.
         break;
     }
+  }
+
+  /** `token(T.Other, …)` in short: a token that only counts as an argument of the frame and prelude it is in. */
+  other(): void {
+    const frames = this.frames;
+    if (frames !== 0) this.frameSaw[frames - 1] = true;
+    const prelude = this.prelude;
+    if (prelude !== null && prelude.depth === frames) prelude.sawArgument = true;
   }
 
   private report(kind: CssUrlReference['kind'], start: number, end: number, value: string | null): void {
@@ -353,7 +357,7 @@ export function scanCssFast(css: string, options: FindCssUrlsOptions = {}): { re
         if (isAsciiName(next)) {
           const end = identEnd(css, i + 1);
           if (end < 0) return null;
-          scan.token(T.Other, i, end, '');
+          scan.other();
           i = end;
           continue;
         }
@@ -375,7 +379,7 @@ export function scanCssFast(css: string, options: FindCssUrlsOptions = {}): { re
           continue;
         }
         if (css.charCodeAt(i + 1) === 0x2d && css.charCodeAt(i + 2) === 0x3e) {
-          scan.token(T.Other, i, i + 3, ''); // CDC
+          scan.other(); // CDC
           i += 3;
           continue;
         }
@@ -390,7 +394,7 @@ export function scanCssFast(css: string, options: FindCssUrlsOptions = {}): { re
       }
       case 0x3c:
         if (css.charCodeAt(i + 1) === 0x21 && css.charCodeAt(i + 2) === 0x2d && css.charCodeAt(i + 3) === 0x2d) {
-          scan.token(T.Other, i, i + 4, ''); // CDO
+          scan.other(); // CDO
           i += 4;
           continue;
         }
@@ -412,7 +416,7 @@ export function scanCssFast(css: string, options: FindCssUrlsOptions = {}): { re
         if (isHard(c)) return null;
     }
     // A delim token: one code unit.
-    scan.token(T.Other, i, i + 1, '');
+    scan.other();
     i++;
   }
   return { references: scan.references, cut: scan.cut };
@@ -485,7 +489,7 @@ function numeric(css: string, start: number, scan: UrlScan): number {
   const ident = startsIdent(css, i);
   if (ident < 0) return -1;
   const end = ident === 1 ? identEnd(css, i) : css.charCodeAt(i) === 0x25 ? i + 1 : i;
-  if (end >= 0) scan.token(T.Other, start, end, '');
+  if (end >= 0) scan.other();
   return end;
 }
 
@@ -497,7 +501,7 @@ function identLike(css: string, i: number, scan: UrlScan): number {
   const nameEnd = identEnd(css, i);
   if (nameEnd < 0) return -1;
   if (css.charCodeAt(nameEnd) !== 0x28) {
-    scan.token(T.Other, i, nameEnd, '');
+    scan.other();
     return nameEnd;
   }
   if (nameEnd - i === 3 && (css.charCodeAt(i) | 0x20) === 0x75 && (css.charCodeAt(i + 1) | 0x20) === 0x72 && (css.charCodeAt(i + 2) | 0x20) === 0x6c) {
@@ -552,7 +556,7 @@ function badUrl(css: string, start: number, h: number, scan: UrlScan): number {
   // An escape may hide a ")": @csstools'.
   const backslash = css.indexOf('\\', h);
   if (backslash !== -1 && backslash < end) return -1;
-  scan.token(T.Other, start, end, '');
+  scan.other();
   return end;
 }
 
@@ -572,7 +576,7 @@ function string(css: string, i: number, quote: number, scan: UrlScan): number {
     }
     // A newline: a bad string, up to it (the newline is whitespace that follows).
     if (c === 0x0a || c === 0x0d || c === 0x0c) {
-      scan.token(T.Other, i, h, '');
+      scan.other();
       return h;
     }
     if (c === 0 || (c >= 0xd800 && c <= 0xdfff)) plain = false;
@@ -674,7 +678,17 @@ function lineCounter(css: string): (offset: number) => { line: number; column: n
   let line = 1;
   let lineStart = 0;
   let scanned = 0;
+  // Most stylesheets end their lines with LF alone: those are counted by indexOf.
+  const lfOnly = css.indexOf('\r') === -1 && css.indexOf('\f') === -1;
   return (offset) => {
+    if (lfOnly) {
+      for (let lf = css.indexOf('\n', scanned); lf !== -1 && lf < offset; lf = css.indexOf('\n', lf + 1)) {
+        line++;
+        lineStart = lf + 1;
+      }
+      if (offset > scanned) scanned = offset;
+      return { line, column: offset - lineStart + 1 };
+    }
     for (; scanned < offset; scanned++) {
       const c = css.charCodeAt(scanned);
       if (c === 0x0d && css.charCodeAt(scanned + 1) === 0x0a) scanned++;
