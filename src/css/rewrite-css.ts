@@ -140,8 +140,6 @@ const TOKEN_KINDS: ReadonlyMap<TokenType, T> = new Map([
 /** What the scan does with each token (either tokenizer's): the references, and the depth for the cut. */
 class UrlScan {
   readonly references: CssUrlReference[] = [];
-  /** A string that is a reference had a value only @csstools' tokenizer gives (scanCssFast). */
-  unknownValue = false;
   // Depth for the cut: every opening token counts, every closing one uncounts (never below 0).
   depth = 0;
   cut = 0;
@@ -171,12 +169,8 @@ class UrlScan {
     if (m !== null) this.references.push({ kind: 'source-map', value: m[1]!, start, end, ...this.position(start) });
   }
 
-  /**
-   * A token [start, end) but whitespace and comments; `value`: a string's or URL's value, a function's or
-   * at-keyword's name; null for a string value the fast scan does not know (`unknownValue` is then set if it was
-   * to be reported).
-   */
-  token(type: T, start: number, end: number, value: string | null): void {
+  /** A token [start, end) but whitespace and comments; `value`: a string's or URL's value, a function's or at-keyword's name. */
+  token(type: T, start: number, end: number, value: string): void {
     if (type === T.OpenCurly || type === T.OpenParen || type === T.OpenSquare || type === T.Function) this.depth++;
     else if (type === T.CloseCurly || type === T.CloseParen || type === T.CloseSquare) {
       this.depth = Math.max(0, this.depth - 1);
@@ -206,7 +200,7 @@ class UrlScan {
       case T.AtKeyword: {
         // https://drafts.csswg.org/css-syntax-3/#consume-at-rule
         // NOTE: an @import after other rules is ignored by browsers; we still rewrite it (harmless, and simpler).
-        const name = value !== null && (value.length === 6 || value.length === 9) ? asciiLowercase(value) : '';
+        const name = value.length === 6 || value.length === 9 ? asciiLowercase(value) : '';
         if (name === 'namespace' || (name === 'import' && this.allowImport && frames === 0)) {
           this.prelude = { name, depth: frames, sawArgument: false };
         }
@@ -221,7 +215,7 @@ class UrlScan {
       case T.OpenCurly:
         if (type === T.OpenCurly && prelude?.depth === frames) this.prelude = prelude = null;
         // Only these names matter (url, src, image-set, -webkit-image-set): others need no lowercasing.
-        this.frameFn[frames] = type === T.Function && value !== null ? (value.length === 3 || value.length === 9 || value.length === 17 ? asciiLowercase(value) : value) : null;
+        this.frameFn[frames] = type === T.Function ? (value.length === 3 || value.length === 9 || value.length === 17 ? asciiLowercase(value) : value) : null;
         this.frameClosedBy[frames] = type === T.OpenSquare ? T.CloseSquare : type === T.OpenCurly ? T.CloseCurly : T.CloseParen;
         this.frameSaw[frames] = false;
         this.frames = frames + 1;
@@ -247,12 +241,8 @@ class UrlScan {
     if (prelude !== null && prelude.depth === frames) prelude.sawArgument = true;
   }
 
-  private report(kind: CssUrlReference['kind'], start: number, end: number, value: string | null): void {
+  private report(kind: CssUrlReference['kind'], start: number, end: number, value: string): void {
     if (this.prelude?.name === 'namespace') return;
-    if (value === null) {
-      this.unknownValue = true;
-      return;
-    }
     this.references.push({ kind, value, start, end, ...this.position(start) });
   }
 }
@@ -281,8 +271,8 @@ export function scanCssTokenized(css: string, options: FindCssUrlsOptions = {}):
  * the names of functions and at-keywords and the values of strings and URLs. Measured on the mail bench (the
  * text/css parts of the corpus): @csstools' tokenizer was ~12% of the CPU samples of an mbox run.
  * Null — the caller tokenizes with @csstools — where the text needs what it leaves out: a backslash outside a
- * comment (escapes), a NUL or non-ASCII character where an identifier may begin or go on (the standard's
- * non-ASCII ident code points), a NUL or surrogate in a string's or URL's value (U+FFFD). `src/css/scan.test.ts`
+ * comment and a string (escapes), a NUL or non-ASCII character where an identifier may begin or go on (the
+ * standard's non-ASCII ident code points), a surrogate in a URL token's value (U+FFFD). `src/css/scan.test.ts`
  * checks that it gives what `scanCssTokenized` gives, on random pieces of CSS and the corpus.
  */
 export function scanCssFast(css: string, options: FindCssUrlsOptions = {}): { references: CssUrlReference[]; cut: number } | null {
@@ -349,7 +339,6 @@ export function scanCssFast(css: string, options: FindCssUrlsOptions = {}): { re
       case 0x22:
       case 0x27:
         i = string(css, i, c, scan);
-        if (scan.unknownValue) return null;
         continue;
       case 0x23: {
         // A hash token (#name) or a "#" delim.
@@ -561,17 +550,15 @@ function badUrl(css: string, start: number, h: number, scan: UrlScan): number {
 }
 
 /**
- * https://drafts.csswg.org/css-syntax-3/#consume-string-token from the quote at `i` (-1: left to @csstools). A
- * string with an escape, NUL or surrogate is a token of the same extent, whose value only @csstools gives (NUL and
- * lone surrogates are U+FFFD in it): `null`, which the scan refuses to report (icon fonts' `content: "\f101"`
- * strings are never references, and keep the fast scan).
+ * https://drafts.csswg.org/css-syntax-3/#consume-string-token from the quote at `i`; returns its end. Its value
+ * is the text between the quotes unless it holds an escape, NUL or surrogate (`stringValue`).
  */
 function string(css: string, i: number, quote: number, scan: UrlScan): number {
   let plain = true;
   for (let h = i + 1; h < css.length; h++) {
     const c = css.charCodeAt(h);
     if (c === quote) {
-      scan.token(T.String, i, h + 1, plain ? css.slice(i + 1, h) : null);
+      scan.token(T.String, i, h + 1, plain ? css.slice(i + 1, h) : stringValue(css, i + 1, h));
       return h + 1;
     }
     // A newline: a bad string, up to it (the newline is whitespace that follows).
@@ -595,8 +582,50 @@ function string(css: string, i: number, quote: number, scan: UrlScan): number {
       } else h += 1;
     }
   }
-  scan.token(T.String, i, css.length, plain ? css.slice(i + 1) : null);
+  scan.token(T.String, i, css.length, plain ? css.slice(i + 1) : stringValue(css, i + 1, css.length));
   return css.length;
+}
+
+/**
+ * The value of a string token whose text [from, to) (between its quotes) holds an escape, NUL or surrogate, as
+ * @csstools builds it: an escaped newline is nothing, an escape is its code point (U+FFFD for 0, a surrogate or
+ * past U+10FFFF), NUL and a lone surrogate are U+FFFD, a surrogate pair is kept.
+ */
+function stringValue(css: string, from: number, to: number): string {
+  let value = '';
+  for (let h = from; h < to; ) {
+    const c = css.charCodeAt(h);
+    if (c !== 0x5c) {
+      if (c === 0) value += '\ufffd';
+      else if (c >= 0xd800 && c <= 0xdfff) {
+        const cp = css.codePointAt(h)!;
+        if (cp >= 0x10000) {
+          value += String.fromCodePoint(cp);
+          h++;
+        } else value += '\ufffd';
+      } else value += css[h];
+      h++;
+      continue;
+    }
+    h++;
+    if (h >= to) break;
+    const n = css.codePointAt(h)!;
+    if (n === 0x0a || n === 0x0c || n === 0x0d) {
+      h += n === 0x0d && css.charCodeAt(h + 1) === 0x0a ? 2 : 1;
+      continue;
+    }
+    h += n > 0xffff ? 2 : 1;
+    if (isHexDigit(n)) {
+      let hex = String.fromCharCode(n);
+      while (hex.length < 6 && isHexDigit(css.charCodeAt(h))) hex += css[h++];
+      const w = css.charCodeAt(h);
+      if (w === 0x0d && css.charCodeAt(h + 1) === 0x0a) h += 2;
+      else if (isCssWhitespace(w)) h++;
+      const cp = parseInt(hex, 16);
+      value += cp === 0 || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ? '\ufffd' : String.fromCodePoint(cp);
+    } else value += n === 0 || (n >= 0xd800 && n <= 0xdfff) ? '\ufffd' : String.fromCodePoint(n);
+  }
+  return value;
 }
 
 function isHexDigit(c: number): boolean {

@@ -82,7 +82,7 @@ describe('scanCss: one tokenizer pass for the references and the cut', () => {
 describe('scanCssFast: the hand-written tokenizer gives what @csstools/css-tokenizer gives', () => {
   const random = seededRandom(2027);
   /** The pieces above and what the fast scan reads itself: numbers, dimensions, hashes, at-keywords, bad urls. */
-  const MORE = [...PIECES, '1', '.5', '+2', '-3', '1e3', '1e', 'e-', '2E+1', '%', 'px', '-', '--', '-x', '#', '#1', '#-', '@', '@-', '@1', '<', '!', '*', '/', '+', '.', 'url( ', ' )', 'url(a b)', 'url(a"b)', 'url(()', '\u0000', '\u0001', '\u007f', '\t', '\ud83d\ude00', '\ud800', 'x', '_', 'A', '"a\nb"', "'\\'", '"\\f101"', '"\\41 "', '\\41\r\n', '"\\\r\n', "'\\\n", '\\0', '"\\', 'url(\\)'];
+  const MORE = [...PIECES, '1', '.5', '+2', '-3', '1e3', '1e', 'e-', '2E+1', '%', 'px', '-', '--', '-x', '#', '#1', '#-', '@', '@-', '@1', '<', '!', '*', '/', '+', '.', 'url( ', ' )', 'url(a b)', 'url(a"b)', 'url(()', '\u0000', '\u0001', '\u007f', '\t', '\ud83d\ude00', '\ud800', 'x', '_', 'A', '"a\nb"', "'\\'", '"\\f101"', '"\\41 "', '\\41\r\n', '"\\\r\n', "'\\\n", '\\0', '"\\', 'url(\\)', 'url("a\\"b")', "url('\\41 x')", '"\\110000"', '"\\d800"', '"\\0"', '"\\1F600"', '"\\\ud83d\ude00"', '"\u0000"', '"\ud83d"', '"\\41\r\n"', '"\\\f"', 'image-set("\\61"'];
   const randomPieces = (n: number): string => {
     let css = '';
     for (let i = 0; i < n; i++) css += MORE[Math.floor(random() * MORE.length)];
