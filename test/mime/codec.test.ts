@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Base64Decoder, Base64Encoder, decodeQuotedPrintable, MAX_SEGMENT_BYTES, QuotedPrintableDecoder, QuotedPrintableEncoder, Reencoder } from '../../src/mime/codec.ts';
+import { Base64Decoder, Base64Encoder, decodeQuotedPrintable, MAX_SEGMENT_BYTES, QuotedPrintableDecoder, QuotedPrintableEncoder, quotedPrintableSegments, Reencoder } from '../../src/mime/codec.ts';
 import type { LineEnding } from '../../src/mime/codec.ts';
 import { CHUNK_SEED, seededRandom } from '../helpers/chunks.ts';
 import { PYTHON } from './differential/harness.ts';
@@ -117,6 +117,17 @@ describe('decodeQuotedPrintable (a whole body in one pass)', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('quotedPrintableSegments: the segments of QuotedPrintableDecoder, made into one buffer (property)', () => {
+    const plain = (segments: ReturnType<QuotedPrintableDecoder['push']>): unknown[] => segments.map((s) => ({ encoded: s.encoded.toString('latin1'), decoded: s.decoded.toString('latin1'), hardEnd: s.hardEnd, aligned: s.aligned }));
+    fc.assert(
+      fc.property(fc.oneof(qpBytes, fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b))), (body) => {
+        expect(plain(quotedPrintableSegments(body)!)).toEqual(plain(new QuotedPrintableDecoder().push(body, true)));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(quotedPrintableSegments(Buffer.from(`${'a'.repeat(MAX_SEGMENT_BYTES)}=\r\nb`, 'latin1'))).toBeNull();
   });
 
   it('a physical line longer than a segment: null (the segments, cut as qpSafeCut says, decide)', () => {
