@@ -699,6 +699,8 @@ function asciiLowercase(s: string): string {
   return out;
 }
 
+const BARE_CR = /\r(?!\n)/;
+
 /**
  * Line and column of increasing offsets into `css`, counting CSS newlines
  * (https://drafts.csswg.org/css-syntax-3/#input-preprocessing: CR LF, CR, FF and LF each end a line).
@@ -707,8 +709,9 @@ function lineCounter(css: string): (offset: number) => { line: number; column: n
   let line = 1;
   let lineStart = 0;
   let scanned = 0;
-  // Most stylesheets end their lines with LF alone: those are counted by indexOf.
-  const lfOnly = css.indexOf('\r') === -1 && css.indexOf('\f') === -1;
+  // Most stylesheets end their lines with LF or CR LF, never a bare CR or FF: their lines are counted by
+  // indexOf of LF (a CR LF ends its line at the LF, as below).
+  const lfOnly = css.indexOf('\f') === -1 && !BARE_CR.test(css);
   return (offset) => {
     if (lfOnly) {
       for (let lf = css.indexOf('\n', scanned); lf !== -1 && lf < offset; lf = css.indexOf('\n', lf + 1)) {

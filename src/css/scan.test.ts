@@ -120,3 +120,22 @@ describe('scanCssFast: the hand-written tokenizer gives what @csstools/css-token
     );
   });
 });
+
+describe('reference positions', () => {
+  /** Line and column of `offset`, counted naively: CR LF, CR, FF and LF each end a line. */
+  const naive = (css: string, offset: number): { line: number; column: number } => {
+    const lines = css.slice(0, offset).split(/\r\n|\r|\n|\f/);
+    return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+  };
+  const newlines = ['\n', '\r\n', '\r', '\f'];
+
+  it('line and column of every reference, whatever the line endings (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.constantFrom(...newlines)), { maxLength: 40 }), (pieces) => {
+        const css = pieces.join('');
+        for (const ref of scanCss(css).references) expect({ line: ref.line, column: ref.column }).toEqual(naive(css, ref.start));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
