@@ -74,6 +74,25 @@ export class CssRewriteCore {
   /** Bytes of the stylesheet; what can be written now is appended to `out`. */
   write(chunk: Buffer, out: Buffer[]): void {
     this.out = out;
+    try {
+      this.writeChunk(chunk);
+    } finally {
+      // The output array is the caller's: not kept past the call.
+      this.out = [];
+    }
+  }
+
+  /** The end of the stylesheet: the rest is appended to `out`. */
+  end(out: Buffer[]): void {
+    this.out = out;
+    try {
+      this.endInput();
+    } finally {
+      this.out = [];
+    }
+  }
+
+  private writeChunk(chunk: Buffer): void {
     if (this.passthrough) {
       this.push(chunk);
       return;
@@ -95,9 +114,7 @@ export class CssRewriteCore {
     }
   }
 
-  /** The end of the stylesheet: the rest is appended to `out`. */
-  end(out: Buffer[]): void {
-    this.out = out;
+  private endInput(): void {
     if (!this.passthrough) {
       if (this.codec === null) this.start();
     }
