@@ -94,10 +94,24 @@ const MAY_HOLD_CSS_URL = /url|src|image-set|import|\\/i;
 
 export function cssPieces(css: string, context: 'stylesheet' | 'declarations'): Piece[] {
   if (!MAY_HOLD_CSS_URL.test(css)) return [];
-  return findCssUrls(css, { context }).map((ref) => {
-    const source = css.slice(ref.start, ref.end);
-    return { value: ref.value, start: ref.start, end: ref.end, serialize: (url: string) => replacementText(source, url) };
-  });
+  return findCssUrls(css, { context }).map((ref) => new CssPiece(ref.value, ref.start, ref.end, css));
+}
+
+/** A URL in CSS: written as its source was (quoted, unquoted, escaped), from the source kept by reference, not as a slice and closure of its own. */
+class CssPiece implements Piece {
+  readonly value: string;
+  readonly start: number;
+  readonly end: number;
+  private readonly css: string;
+  constructor(value: string, start: number, end: number, css: string) {
+    this.value = value;
+    this.start = start;
+    this.end = end;
+    this.css = css;
+  }
+  serialize(url: string): string {
+    return replacementText(this.css.slice(this.start, this.end), url);
+  }
 }
 
 /**
