@@ -214,7 +214,21 @@ function isUtf8Label(encoding: string): boolean {
 }
 
 // https://url.spec.whatwg.org/#special-scheme, without "file" (whose relative forms do not arise this way).
-const SPECIAL_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp']);
+const SPECIAL_SCHEMES = ['http', 'https', 'ws', 'wss', 'ftp'];
+
+function asciiLower(c: number): number {
+  return c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+}
+
+/** Whether s[0, length) is a special scheme but "file", ASCII case-insensitively. */
+function isSpecialScheme(s: string, length: number): boolean {
+  next: for (const scheme of SPECIAL_SCHEMES) {
+    if (scheme.length !== length) continue;
+    for (let i = 0; i < length; i++) if (asciiLower(s.charCodeAt(i)) !== scheme.charCodeAt(i)) continue next;
+    return true;
+  }
+  return false;
+}
 
 /**
  * A reference like "http:g" or "http:/g" is relative for the WHATWG parser when its scheme is the base's
@@ -224,8 +238,9 @@ const SPECIAL_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp']);
 export function isSchemeRelative(reference: string, base: string | null): boolean {
   if (base === null) return false;
   const colon = reference.indexOf(':');
-  const scheme = reference.slice(0, colon).toLowerCase();
-  if (!SPECIAL_SCHEMES.has(scheme) || base.slice(0, colon + 1).toLowerCase() !== `${scheme}:`) return false;
+  // The scheme compared in place, ASCII case-insensitively (issue 23: no lowercased copies for every absolute reference).
+  if (colon === -1 || base.charCodeAt(colon) !== 0x3a || !isSpecialScheme(reference, colon)) return false;
+  for (let i = 0; i < colon; i++) if (asciiLower(reference.charCodeAt(i)) !== asciiLower(base.charCodeAt(i))) return false;
   // Two slashes ("/" or "\\") after the colon, tabs and newlines skipped (the parser removes them), make it absolute.
   let slashes = 0;
   for (let i = colon + 1; i < reference.length && slashes < 2; i++) {
