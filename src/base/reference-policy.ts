@@ -9,7 +9,7 @@
  * Every reference is reported, with the base and the layer that gave it.
  */
 import type { Warning } from '../errors.ts';
-import { browserResolver, whatwgJoinPrefix } from '../uri/browser.ts';
+import { browserResolver, prefixCut, whatwgJoinPrefix } from '../uri/browser.ts';
 import { hasScheme, stripAsciiWhitespace } from '../uri/reference.ts';
 import type { Resolver } from '../uri/types.ts';
 import type { Limits } from '../limits.ts';
@@ -109,11 +109,13 @@ export class ReferencePolicy {
   private readonly resolveOptions: { encoding: string } | undefined;
   private warnedNoBase = false;
   /**
-   * Set by apply when the URL it returned is this prefix followed by `raw` exactly as given (a plain relative
-   * reference, joined by src/uri/relative-shortcut.ts); else null. A rewriter that writes the URL as it is may
-   * insert the prefix before the reference instead of replacing it: the same bytes, without comparing them.
+   * Set by apply when the URL it returned is this prefix followed by `raw` exactly as given but for its first
+   * `lastCut` units, its leading "../" and "./" (a plain relative reference, joined by
+   * src/uri/relative-shortcut.ts); else null. A rewriter that writes the URL as it is may put the prefix in place
+   * of those units instead of replacing the reference: the same bytes, without comparing them.
    */
   lastPrefix: string | null = null;
+  lastCut = 0;
   // Per document, not per reference (issue 23):
   readonly resolver: Resolver;
   private readonly isBrowser: boolean;
@@ -181,7 +183,8 @@ export class ReferencePolicy {
     // A plain relative reference against an http(s) base is the base's prefix and the reference as written
     // (src/uri/relative-shortcut.ts): no parser, and the caller may insert the prefix (lastPrefix).
     const prefix = this.resolver === browserResolver ? whatwgJoinPrefix(reference, base) : null;
-    const href = prefix !== null ? prefix + reference : this.href(reference, base, resolveOptions);
+    const cut = prefix === null ? 0 : prefixCut();
+    const href = prefix !== null ? prefix + (cut === 0 ? reference : reference.slice(cut)) : this.href(reference, base, resolveOptions);
     if (href === null) {
       this.stats.unresolvable++;
       // (Rare: the full resolution again, for its explanation.)
@@ -197,7 +200,10 @@ export class ReferencePolicy {
       const hash = href.indexOf('#');
       if (hash !== -1 && href.slice(0, hash) === withoutFragment(document)) return href.slice(hash);
     }
-    if (prefix !== null && reference === raw) this.lastPrefix = prefix;
+    if (prefix !== null && reference === raw) {
+      this.lastPrefix = prefix;
+      this.lastCut = cut;
+    }
     return href;
   }
 

@@ -709,16 +709,18 @@ export class HtmlRewriteCore implements DriverHandler {
   private spliceValue(decoded: DecodedValue, valueStart: number, quote: '"' | "'" | '', start: number, end: number, text: string): void {
     const prefix = this.policy!.lastPrefix;
     if (prefix !== null) {
-      // `text` is prefix + value[start, end): keptSuffix would keep all of value[start, end) (a whole match stops
-      // before the back-off), so the edit inserts the escaped prefix. The prefix is one string for the
-      // document's plain references: escaped and encoded once.
+      // `text` is prefix + value[start + cut, end): keptSuffix would keep all of value[start + cut, end) (a whole
+      // match stops before the back-off), so the edit puts the escaped prefix in place of value[start, start + cut)
+      // (nothing, or leading "../" and "./": a cut after "/" is between raw characters). The prefix is
+      // mostly one string for the document's plain references: escaped and encoded once.
       if (prefix !== this.insertedPrefix || quote !== this.insertedQuote) {
         this.insertedPrefix = prefix;
         this.insertedQuote = quote;
         this.insertedText = this.codec.encode(escapeAttributeText(prefix, quote), 'html');
       }
+      const cut = this.policy!.lastCut;
       const at = valueStart + decoded.toRaw(start);
-      this.addEdit({ start: at, end: at, text: this.insertedText });
+      this.addEdit({ start: at, end: cut === 0 ? at : valueStart + decoded.toRaw(start + cut), text: this.insertedText });
       return;
     }
     const keep = keptSuffix(decoded, start, end, text);
