@@ -6,12 +6,12 @@
 import module from 'node:module';
 import { LEAST_NODE, nodeIsTooOld } from '../node-version.ts';
 
-// V8's compiled code for every module is kept on disk and reused by the next run: --version took 0.19 s of CPU
-// cold and 0.12 s warm, an HTML page ~0.05 s less warm (docs/performance.md). The cache is Node's: the directory
+// V8's compiled code of every module is kept on disk and reused by the next run: a small HTML page took 0.26 s of
+// CPU without it, 0.22 s with it warm (docs/performance.md#start-up). The cache is Node's: the directory
 // $NODE_COMPILE_CACHE, else node-compile-cache/ in the system's temporary directory (docs/cli.md);
-// NODE_DISABLE_COMPILE_CACHE=1 turns it off. A directory that cannot be written only means no cache: Node reports
-// that in the returned status (ignored), and the guard keeps anything else from failing a run. enableCompileCache
-// is missing before Node 22.1, which the version check below then refuses.
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off. A directory that cannot be written only means no cache (Node says
+// so in the status it returns, ignored here), and the guard keeps anything else from failing a run.
+// enableCompileCache is missing before Node 22.1, which the version check below then refuses.
 try {
   module.enableCompileCache?.();
 } catch {
