@@ -16,10 +16,10 @@ import { resolveLabel } from './sniff.ts';
 export const CHECK_UNCONDITIONALLY_BYTES = 1024;
 
 // Chromium's list of tags that keep the scan "in head" (end tags of html and head do not).
-export const HEAD_TAGS = new Set(['script', 'noscript', 'style', 'link', 'meta', 'object', 'title', 'base']);
+const HEAD_TAGS = new Set(['script', 'noscript', 'style', 'link', 'meta', 'object', 'title', 'base']);
 
 // Chromium's HTMLTokenizer::UpdateStateFor (scripting off: <noscript> is markup).
-export const STATE_FOR: Record<string, (typeof TokenizerMode)[keyof typeof TokenizerMode]> = {
+const STATE_FOR: Record<string, (typeof TokenizerMode)[keyof typeof TokenizerMode]> = {
   textarea: TokenizerMode.RCDATA,
   title: TokenizerMode.RCDATA,
   plaintext: TokenizerMode.PLAINTEXT,
@@ -43,7 +43,7 @@ export interface MetaScanResult {
  * with Chromium's EncodingFromMetaAttributes: `charset`, else `content` with a charset when `http-equiv` is
  * content-type. The first of `charset` / `content` decides.
  */
-export function encodingOfMeta(attrs: readonly { readonly name: string; readonly value: string }[]): string | null {
+function encodingOfMeta(attrs: readonly { readonly name: string; readonly value: string }[]): string | null {
   let pragma = false;
   let mode: 'none' | 'charset' | 'pragma' = 'none';
   let charset = '';
