@@ -59,7 +59,7 @@ const markup = fc.constantFrom(
   '</script>', '</style>', '</title>',
 );
 const rawText = fc
-  .tuple(fc.constantFrom('script', 'style', 'title', 'textarea', 'xmp', 'SCRIPT'), fc.array(fc.constantFrom('x', ' ', '<', '</', '</scrip', '</script', '</script ', '</SCRIPT>', '</style>', '</title>', '</scripty>', '<!--', '-->', '<script>', '<script ', '</script>', '<meta charset=big5>', '\0', '\r\n', '&lt;'), { maxLength: 8 }), fc.constantFrom('</script>', '</style>', '</title >', '</textarea>', '</xmp/>', '</SCRIPT x=">">', ''))
+  .tuple(fc.constantFrom('script', 'style', 'title', 'textarea', 'xmp', 'SCRIPT'), fc.array(fc.constantFrom('x', ' ', '<', '</', '</scrip', '</script', '</script ', '</SCRIPT>', '</style>', '</title>', '</scripty>', '<!--', '-->', '<script>', '<script ', '</script>', '<meta charset=big5>', '\0', '\r\n', '&lt;', '-', '--', '<!-', '<!-->', '<!--->', '<scripts>', '<SCRIPT/', '<scrip>', '</scriptx', '</ script>', '</>', '<<', '--!>', '-- >'), { maxLength: 12 }), fc.constantFrom('</script>', '</style>', '</title >', '</textarea>', '</xmp/>', '</SCRIPT x=">">', ''))
   .map(([name, body, end]) => `<${name}>${body.join('')}${end}`);
 const padding = fc.nat({ max: 1400 }).map((n) => ' abc\n\t'.repeat(Math.ceil(n / 6)).slice(0, n));
 const latin1 = fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)), maxLength: 20 });
@@ -73,6 +73,17 @@ describe('MetaCharsetScanner: the same result as the scan on parse5 tokenizer', 
         expectSame(text, random, 3);
       }),
       { numRuns: 10000, seed: CHUNK_SEED },
+    );
+  });
+
+  it('script text through the escaped and double escaped states', () => {
+    const piece = fc.constantFrom('<!--', '-->', '->', '-', '--', '<script>', '<script ', '</script>', '</script/', '<meta charset=big5>', 'x', '<', '/', '>', '<!-', '<scripts>', '</scripts>', '<SCRIPT/', '</sc', 'ript>', '\0', '\r', '</script><meta charset=koi8-r>', '<!--><script>', '<!--<script>');
+    const random = seededRandom(CHUNK_SEED);
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 16, size: 'max' }), (pieces) => {
+        expectSame(`<script>${pieces.join('')}`, random, 1);
+      }),
+      { numRuns: 20000, seed: CHUNK_SEED },
     );
   });
 

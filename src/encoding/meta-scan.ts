@@ -541,7 +541,7 @@ export class MetaCharsetScanner {
   /**
    * RCDATA, RAWTEXT or script data after the start tag `lastStartTagName`: the text ends at `</name` followed by
    * whitespace, "/" or ">" (https://html.spec.whatwg.org/multipage/parsing.html#rawtext-end-tag-name-state).
-   * Script text with `<!--` (the escaped states) and plaintext are left to parse5.
+   * Plaintext is left to parse5.
    */
   private rawText(): number {
     if (this.mode === TokenizerMode.PLAINTEXT) return HAND_OVER;
@@ -556,14 +556,126 @@ export class MetaCharsetScanner {
         if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === GT) {
           if (this.mode === TokenizerMode.SCRIPT_DATA) {
             const open = buf.indexOf('<!--');
-            if (open !== -1 && open < i) return HAND_OVER;
+            if (open !== -1 && open < i) return this.escapedScript();
           }
           return this.endTag(i);
         }
       }
       i += 2;
     }
-    if (this.mode === TokenizerMode.SCRIPT_DATA && buf.includes('<!--')) return HAND_OVER;
+    if (this.mode === TokenizerMode.SCRIPT_DATA && buf.includes('<!--')) return this.escapedScript();
     return this.more(0, i === -1 ? Math.max(0, buf.length - 1) : i);
   }
+
+  /** Script text with `<!--`: its end, read through the escaped states (scriptDataEnd), or MORE. */
+  private escapedScript(): number {
+    const end = scriptDataEnd(this.buf);
+    return end === -1 ? this.more(0, 0) : this.endTag(end);
+  }
+}
+
+/** Whitespace, "/" or ">": what ends a tag name. */
+function isTagEnd(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === GT;
+}
+
+/**
+ * Script data that holds `<!--`, from its first character: the index of the `</script` that ends it, or -1 if
+ * the input ends first. The script data, escaped and double escaped states
+ * (https://html.spec.whatwg.org/multipage/parsing.html#script-data-state and following); only "<", "-" and ">"
+ * move between them (NUL and CR do not).
+ */
+function scriptDataEnd(buf: string): number {
+  const n = buf.length;
+  const SCRIPT_DATA = 0;
+  const ESCAPED = 1;
+  const DOUBLE_ESCAPED = 2;
+  let state = SCRIPT_DATA;
+  // The dashes just read in an escaped state: 1 is the "dash" state, 2 the "dash dash" state.
+  let dashes = 0;
+  let i = 0;
+  while (i < n) {
+    if (state === SCRIPT_DATA) {
+      const lt = buf.indexOf('<', i);
+      if (lt === -1 || lt + 1 >= n) return -1;
+      const c = buf.charCodeAt(lt + 1);
+      if (c === SLASH) {
+        // script data end tag open / name: an appropriate end tag ends the script, else back to script data.
+        if (lt + 8 >= n) return -1;
+        if (buf.slice(lt + 2, lt + 8).toLowerCase() === 'script' && isTagEnd(buf.charCodeAt(lt + 8))) return lt;
+        i = lt + 2;
+      } else if (c === 0x21) {
+        // script data escape start (dash): "<!--" enters the escaped dash dash state.
+        if (lt + 3 >= n) return -1;
+        if (buf.charCodeAt(lt + 2) === 0x2d && buf.charCodeAt(lt + 3) === 0x2d) {
+          state = ESCAPED;
+          dashes = 2;
+          i = lt + 4;
+        } else {
+          i = lt + 2;
+        }
+      } else {
+        i = lt + 1;
+      }
+      continue;
+    }
+    const c = buf.charCodeAt(i);
+    if (c === 0x2d) {
+      if (dashes < 2) dashes++;
+      i++;
+      continue;
+    }
+    if (c === GT && dashes === 2) {
+      state = SCRIPT_DATA;
+      dashes = 0;
+      i++;
+      continue;
+    }
+    dashes = 0;
+    if (c !== LT) {
+      i++;
+      continue;
+    }
+    // The escaped / double escaped less-than sign state.
+    if (i + 1 >= n) return -1;
+    const d = buf.charCodeAt(i + 1);
+    if (state === ESCAPED) {
+      if (d === SLASH) {
+        // escaped end tag open / name: letters, then an appropriate end tag ends the script; anything else is
+        // reconsumed in the escaped state.
+        let j = i + 2;
+        while (j < n && isAsciiAlpha(buf.charCodeAt(j))) j++;
+        if (j >= n) return -1;
+        if (j > i + 2 && isTagEnd(buf.charCodeAt(j)) && buf.slice(i + 2, j).toLowerCase() === 'script') return i;
+        i = j > i + 2 ? j : i + 1;
+      } else if (isAsciiAlpha(d)) {
+        // script data double escape start: "script" and whitespace, "/" or ">" (consumed) double-escape.
+        let j = i + 1;
+        while (j < n && isAsciiAlpha(buf.charCodeAt(j))) j++;
+        if (j >= n) return -1;
+        if (isTagEnd(buf.charCodeAt(j))) {
+          if (buf.slice(i + 1, j).toLowerCase() === 'script') state = DOUBLE_ESCAPED;
+          i = j + 1;
+        } else {
+          i = j;
+        }
+      } else {
+        i++;
+      }
+    } else if (d === SLASH) {
+      // script data double escape end: "</script" and whitespace, "/" or ">" (consumed) back to escaped.
+      let j = i + 2;
+      while (j < n && isAsciiAlpha(buf.charCodeAt(j))) j++;
+      if (j >= n) return -1;
+      if (isTagEnd(buf.charCodeAt(j))) {
+        if (buf.slice(i + 2, j).toLowerCase() === 'script') state = ESCAPED;
+        i = j + 1;
+      } else {
+        i = j;
+      }
+    } else {
+      i++;
+    }
+  }
+  return -1;
 }
