@@ -232,6 +232,8 @@ function attributesOf(tag: string): Token.Attribute[] {
 /** Why a fast step stopped without a token: more input is needed, or the construct is left to parse5. */
 const MORE = -1;
 const HAND_OVER = -2;
+/** The longest unfinished script text with `<!--` the fast scan reads again when more input comes. */
+const ESCAPED_SCRIPT_REREAD_CHARS = 64 * 1024;
 
 /**
  * Streams bytes (as latin1 text) through the scan; `result` is set once the scan is done.
@@ -567,10 +569,14 @@ export class MetaCharsetScanner {
     return this.more(0, i === -1 ? Math.max(0, buf.length - 1) : i);
   }
 
-  /** Script text with `<!--`: its end, read through the escaped states (scriptDataEnd), or MORE. */
+  /**
+   * Script text with `<!--`: its end, read through the escaped states (scriptDataEnd), or MORE. The text is read
+   * again from its start when more comes: past ESCAPED_SCRIPT_REREAD_CHARS parse5 reads it instead.
+   */
   private escapedScript(): number {
     const end = scriptDataEnd(this.buf);
-    return end === -1 ? this.more(0, 0) : this.endTag(end);
+    if (end !== -1) return this.endTag(end);
+    return this.buf.length > ESCAPED_SCRIPT_REREAD_CHARS ? HAND_OVER : this.more(0, 0);
   }
 }
 
