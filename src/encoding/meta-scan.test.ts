@@ -87,6 +87,24 @@ describe('MetaCharsetScanner: the same result as the scan on parse5 tokenizer', 
     );
   });
 
+  it('constructs longer than what the fast scan holds (parse5 reads on)', () => {
+    const long = 'x- <b>\n'.repeat(50_000);
+    const random = seededRandom(CHUNK_SEED);
+    for (const text of [
+      `<head><script><!-- ${long} --></script><meta charset=koi8-r>`,
+      `<head><script>${long}</script><meta charset=koi8-r>`,
+      `<head><meta content="${long}"><meta charset=koi8-r>`,
+      `<head><!-- ${long} --><meta charset=koi8-r>`,
+      `<head>${long}<meta charset=koi8-r>`,
+      `<head>${long}`,
+    ]) {
+      const slices: string[] = [];
+      for (let i = 0; i < text.length; i += 4096) slices.push(text.slice(i, i + 4096));
+      expect(scan(new MetaCharsetScanner(), slices)).toEqual(scan(new TokenizerMetaScanner(), [text]));
+      expect(scan(new MetaCharsetScanner(), randomChunks(text, random, 20_000))).toEqual(scan(new TokenizerMetaScanner(), [text]));
+    }
+  });
+
   it('each construct byte by byte', () => {
     fc.assert(
       fc.property(head, (text) => {

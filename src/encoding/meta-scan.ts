@@ -232,6 +232,11 @@ function attributesOf(tag: string): Token.Attribute[] {
 /** Why a fast step stopped without a token: more input is needed, or the construct is left to parse5. */
 const MORE = -1;
 const HAND_OVER = -2;
+/**
+ * The most input held since the last token (text, or a construct not finished yet): each write appends to it and
+ * the next search flattens it, so past this parse5 reads on instead.
+ */
+const HELD_CHARS = 256 * 1024;
 /** The longest unfinished script text with `<!--` the fast scan reads again when more input comes. */
 const ESCAPED_SCRIPT_REREAD_CHARS = 64 * 1024;
 
@@ -243,8 +248,8 @@ const ESCAPED_SCRIPT_REREAD_CHARS = 64 * 1024;
  * indexOf and short loops over the tokenizer states they go through
  * (https://html.spec.whatwg.org/multipage/parsing.html#tag-open-state and following). Text is skipped: it only
  * counts once a tag outside the head has been seen. Exact by construction: at the first construct it does not
- * read itself (a tag outside the head that ends before byte 1024, script text
- * with `<!--`, plaintext, `</>`, the end of input), the scan goes on in TokenizerMetaScanner from the end of the
+ * read itself (a tag outside the head that ends before byte 1024, plaintext, `</>`, the end of input, more than
+ * HELD_CHARS since the last token), the scan goes on in TokenizerMetaScanner from the end of the
  * last token, where parse5's tokenizer holds nothing but its state and the last start tag's name.
  */
 export class MetaCharsetScanner {
@@ -272,7 +277,7 @@ export class MetaCharsetScanner {
       this.buf = this.buf.length === 0 ? raw : this.buf + raw;
       delegate = this.scan();
       if (delegate === null) {
-        if (this.result !== null || !last) return this.result;
+        if (this.result !== null || (!last && this.buf.length <= HELD_CHARS)) return this.result;
         delegate = this.handOver();
       }
       raw = this.buf;
