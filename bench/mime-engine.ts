@@ -1,7 +1,8 @@
 /**
  * The MIME rewriter over every message of ../shared/corpus/mail, in its own process:
  *   node bench/mime-engine.ts REPEAT
- * Prints JSON: { bytes, seconds (best of REPEAT), maxRssKiB, messages }.
+ * Prints JSON: { bytes, seconds (best of REPEAT), maxRssKiB, messages }. bench/mime.ts runs it with REPEAT 1 and
+ * measures the whole process.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';

@@ -9,7 +9,7 @@
  * Every reference is reported, with the base and the layer that gave it.
  */
 import type { Warning } from '../errors.ts';
-import { browserResolver, whatwgJoinPrefix } from '../uri/browser.ts';
+import { browserResolver, prefixCut, whatwgJoinPrefix } from '../uri/browser.ts';
 import { hasScheme, stripAsciiWhitespace } from '../uri/reference.ts';
 import type { Resolver } from '../uri/types.ts';
 import type { Limits } from '../limits.ts';
@@ -109,11 +109,13 @@ export class ReferencePolicy {
   private readonly resolveOptions: { encoding: string } | undefined;
   private warnedNoBase = false;
   /**
-   * Set by apply when the URL it returned is this prefix followed by `raw` exactly as given (a plain relative
-   * reference, joined by src/uri/relative-shortcut.ts); else null. A rewriter that writes the URL as it is may
-   * insert the prefix before the reference instead of replacing it: the same bytes, without comparing them.
+   * Set by apply when the URL it returned is this prefix followed by `raw` exactly as given but for its first
+   * `lastCut` units, its leading "../" and "./" (a plain relative reference, joined by
+   * src/uri/relative-shortcut.ts); else null. A rewriter that writes the URL as it is may put the prefix in place
+   * of those units instead of replacing the reference: the same bytes, without comparing them.
    */
   lastPrefix: string | null = null;
+  lastCut = 0;
   // Per document, not per reference (issue 23):
   readonly resolver: Resolver;
   private readonly isBrowser: boolean;
@@ -181,7 +183,8 @@ export class ReferencePolicy {
     // A plain relative reference against an http(s) base is the base's prefix and the reference as written
     // (src/uri/relative-shortcut.ts): no parser, and the caller may insert the prefix (lastPrefix).
     const prefix = this.resolver === browserResolver ? whatwgJoinPrefix(reference, base) : null;
-    const href = prefix !== null ? prefix + reference : this.href(reference, base, resolveOptions);
+    const cut = prefix === null ? 0 : prefixCut();
+    const href = prefix !== null ? prefix + (cut === 0 ? reference : reference.slice(cut)) : this.href(reference, base, resolveOptions);
     if (href === null) {
       this.stats.unresolvable++;
       // (Rare: the full resolution again, for its explanation.)
@@ -197,7 +200,10 @@ export class ReferencePolicy {
       const hash = href.indexOf('#');
       if (hash !== -1 && href.slice(0, hash) === withoutFragment(document)) return href.slice(hash);
     }
-    if (prefix !== null && reference === raw) this.lastPrefix = prefix;
+    if (prefix !== null && reference === raw) {
+      this.lastPrefix = prefix;
+      this.lastCut = cut;
+    }
     return href;
   }
 
@@ -214,7 +220,21 @@ function isUtf8Label(encoding: string): boolean {
 }
 
 // https://url.spec.whatwg.org/#special-scheme, without "file" (whose relative forms do not arise this way).
-const SPECIAL_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp']);
+const SPECIAL_SCHEMES = ['http', 'https', 'ws', 'wss', 'ftp'];
+
+function asciiLower(c: number): number {
+  return c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+}
+
+/** Whether s[0, length) is a special scheme but "file", ASCII case-insensitively. */
+function isSpecialScheme(s: string, length: number): boolean {
+  next: for (const scheme of SPECIAL_SCHEMES) {
+    if (scheme.length !== length) continue;
+    for (let i = 0; i < length; i++) if (asciiLower(s.charCodeAt(i)) !== scheme.charCodeAt(i)) continue next;
+    return true;
+  }
+  return false;
+}
 
 /**
  * A reference like "http:g" or "http:/g" is relative for the WHATWG parser when its scheme is the base's
@@ -224,8 +244,9 @@ const SPECIAL_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp']);
 export function isSchemeRelative(reference: string, base: string | null): boolean {
   if (base === null) return false;
   const colon = reference.indexOf(':');
-  const scheme = reference.slice(0, colon).toLowerCase();
-  if (!SPECIAL_SCHEMES.has(scheme) || base.slice(0, colon + 1).toLowerCase() !== `${scheme}:`) return false;
+  // The scheme compared in place, ASCII case-insensitively (issue 23: no lowercased copies for every absolute reference).
+  if (colon === -1 || base.charCodeAt(colon) !== 0x3a || !isSpecialScheme(reference, colon)) return false;
+  for (let i = 0; i < colon; i++) if (asciiLower(reference.charCodeAt(i)) !== asciiLower(base.charCodeAt(i))) return false;
   // Two slashes ("/" or "\\") after the colon, tabs and newlines skipped (the parser removes them), make it absolute.
   let slashes = 0;
   for (let i = colon + 1; i < reference.length && slashes < 2; i++) {

@@ -13,85 +13,21 @@ import { linkLine, warningLine, warningRecord } from '../batch/report-lines.ts';
 import { createDocumentRewriter, parseTypeOption, typeOfName } from '../batch/rewriters.ts';
 import type { DocumentType, RewriteSettings } from '../batch/rewriters.ts';
 import { AbsError } from '../errors.ts';
-import { CONTENT_KINDS } from '../kinds/index.ts';
 import { getResolver } from '../uri/index.ts';
 import { checkOutputPath, commitOutputs, createAtomicFile } from './atomic-file.ts';
 import { explainEncoding } from './explain-encoding.ts';
 import { PrefixKeeper, printHint, typeHint } from './hints.ts';
-import { directoryCommand, isDirectory, isWithin } from './directory-command.ts';
-import { FETCH_HELP, FETCH_OPTIONS, fetchCommand, isFetchInvocation } from './fetch-command.ts';
+import { isDirectory, isFetchInvocation, isWarcFile, isWarcName, isWithin } from './detect.ts';
 import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { parseCommandLine, parseResolverName, validateEncodingLabel } from './options.ts';
-import { PROGRESS_DELAY_MS, WARNINGS_SHOWN_PER_CODE, configureReporter, reporterOf } from './reporter.ts';
+import { configureReporter, reporterOf } from './reporter.ts';
 import { progressText } from './progress.ts';
-import { WARC_HELP, WARC_OPTIONS, isWarcFile, isWarcName, warcCommand, warcPassOn } from './warc-command.ts';
+import { FETCH_OPTIONS, WARC_OPTIONS } from './usage.ts';
 
-export const MAIN_HELP: string = `Usage: absolutize [INPUT] [options]          one document (none or "-": stdin)
-       absolutize DIR -o OUTDIR [options]    a tree: a mirror, a Maildir
-       absolutize FILE... -o OUTDIR [options]
-       absolutize URL... [-o FILE|DIR] [options]
-       absolutize batch MANIFEST -o OUTDIR   (absolutize batch --help)
-       absolutize batch-report OUTDIR        (absolutize batch-report --help)
-       absolutize resolve -b BASE REF...     (absolutize resolve --help)
-
-Rewrites every relative URL reference of an HTML or CSS document, a mail message, an MHTML file, an mbox
-archive or a WARC/ARC crawl to absolute form, leaving every other byte as it was. Writes standard output or
--o OUT. A directory is rewritten into OUTDIR as a whole tree: each file typed by its extension, else by its
-content as a browser sniffs it (HTML, CSS; every file as --type says, with --type); other files are copied.
-
-Options:
-  -u, --url URL           the URL the document was retrieved from (its own URL);
-                          for DIR or FILE...: the URL of DIR (or of --root)
-  -b, --base URL          fallback base when nothing else gives one
-  -o, --output FILE|DIR   write here (atomically), never over INPUT; a name that ends in "/" (or an existing
-                          directory) is a directory: the output is DIR/NAME-OF-INPUT
-  -t, --type TYPE         html, css, mime (mail, MHTML), mbox, warc, svg, xhtml,
-                          feed (Atom/RSS), sitemap, xml (the root decides),
-                          manifest (web app manifest), js (JavaScript module)
-                          or auto (default: by extension — .css, .eml/.mht/.mhtml,
-                          .mbox, .warc/.arc[.gz], .svg, .xhtml, .atom, .rss, .xml,
-                          .webmanifest, .mjs, .js — else by content, else html)
-  -l, --links FILE|-      write one JSON line per reference; "-" without -o prints only the report
-  -e, --explain           print the base decision and its chain to standard error
-  -q, --quiet             errors only: no warnings, hints, progress or summary
-      --warnings FILE     write every warning as a JSON line (standard error shows the first
-                          ${WARNINGS_SHOWN_PER_CODE} of each code, then a count per code)
-  -j, --jobs N            DIR, FILE...: files rewritten at once (default: the number of cores)
-      --root DIR          FILE... with --url: each file's URL is --url plus its path below DIR
-                          (default: the current directory)
-      --host-dirs         DIR is a wget/HTTrack mirror: its first directories are hosts
-                          (DIR/example.com/a.html is https://example.com/a.html; a "?" in a name
-                          starts the query; --scheme http for http:)
-      --resolver NAME     browser (WHATWG URL, as Chromium; default) or rfc3986
-      --charset LABEL     the document's encoding, as a transport charset would say (beats <meta>)
-      --exact-base        hold the whole document so that a late <base href> is honoured exactly
-      --fragments         absolutize fragment-only references (href="#x") too
-      --lazy-load         also rewrite data-src, data-srcset and data-original
-      --content-location  mail/MHTML: also write relative Content-Location headers as absolute URLs
-  -h, --help              this help
-  -V, --version           print the version
-
-On a terminal, a run longer than ${PROGRESS_DELAY_MS / 1000} s shows a progress line (bytes of the total, rate, time
-left); a run over more than one document or record ends with a summary line.
-${FETCH_HELP}
-${WARC_HELP}
-Exit status: 0 success, 1 an input could not be processed, 2 usage error.
-
-Examples:
-  absolutize page.html -u https://example.com/docs/page.html -o page.abs.html
-  curl -s https://example.com/ | absolutize -u https://example.com/ -l -
-  absolutize style.css -t css -u https://example.com/css/style.css
-  absolutize saved.mhtml --explain -o saved.abs.mhtml
-  absolutize archive.mbox -b thismessage:/ -l links.jsonl -o archive.abs.mbox
-  absolutize mirror/example.com/ -u https://example.com/ -o offline/
-  absolutize mirror/ --host-dirs -o offline/ -q --warnings warnings.jsonl
-  absolutize site/*.html -u https://example.com/ --root site -o out/
-  absolutize https://example.com/docs/ --explain -o page.html
-  absolutize --input-list urls.txt -o mirror/ -l links.jsonl
-  absolutize resolve -b https://example.com/a/b ../c
-`;
+// The URL, crawl and directory commands are imported once chosen: a run loads only the modules it needs (undici
+// only to retrieve URLs; start-up, docs/performance.md).
 
 export async function absolutizeCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandLine(
@@ -142,6 +78,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   // URLs and --input-list first: their -o DIR/ is the fetch command's own (one file per URL).
   if (isFetchInvocation(positionals, values)) {
     const charset = values.charset === undefined ? undefined : validateEncodingLabel(values.charset);
+    const { fetchCommand } = await import('./fetch-command.ts');
     return fetchCommand(positionals, values, io, { resolver: getResolver(parseResolverName(values.resolver)), charset });
   }
   // -o DIR/ (or an existing directory) for one input: DIR/NAME-OF-INPUT, DIR made if missing (as cp and curl -O).
@@ -159,6 +96,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   if (positionals.length <= 1) {
     const single = positionals[0] ?? '-';
     if (!(await isDirectory(single)) && (values.type === 'warc' || (values.type === 'auto' && single !== '-' && (isWarcName(single) || (await isWarcFile(single)))))) {
+      const { warcCommand } = await import('./warc-command.ts');
       return warcCommand(single, values, resolver, io);
     }
   }
@@ -173,6 +111,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
     }
     // --type: every file is of that type (a Maildir's messages have no extension); otherwise by extension.
     const every = parseTypeOption(values.type);
+    const { directoryCommand } = await import('./directory-command.ts');
     return directoryCommand(
       {
         inputs: positionals,

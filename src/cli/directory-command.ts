@@ -12,7 +12,7 @@
  * starts the query. File names that are not UTF-8 are kept as bytes. Reports come out in path order, whatever
  * order the workers finish in; a summary line ends the run.
  */
-import { mkdir, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
@@ -33,6 +33,9 @@ import type { CliIo } from './io.ts';
 import { readHttrackProject } from './httrack.ts';
 import type { HttrackProject } from './httrack.ts';
 import { createProgress } from './progress.ts';
+import { isDirectory, isWithin } from './detect.ts';
+
+export { isDirectory, isWithin };
 
 export interface DirectoryOptions {
   /** One directory, or several files. */
@@ -203,12 +206,6 @@ export async function directoryCommand(o: DirectoryOptions, io: CliIo): Promise<
   return failed === 0 ? EXIT_OK : EXIT_INPUT;
 }
 
-/** Whether `inner` is `outer` or below it ("../x" is not below; a name that starts with "..", like "..x", is). */
-export function isWithin(inner: string, outer: string): boolean {
-  const rel = relative(outer, inner);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
 /**
  * Regular files below `root`, in byte order of their paths, each directory before what it holds (empty ones
  * too: a Maildir needs its tmp/); symbolic links and special files as `skipped`. Names are read as bytes.
@@ -312,10 +309,4 @@ async function checkHostDirs(dir: string): Promise<void> {
   const self = hostOfDirName(basename(resolvePath(dir)));
   const instead = self !== null ? `; ${dir} looks like a host folder itself: give it with --url https://${self}/ instead of --host-dirs, or give the folder that holds it` : '; give the folder that holds the host folders (as wget -m makes it), or this one with --url URL';
   throw new AbsError(`--host-dirs: ${dir} holds ${bad.slice(0, 3).map((b) => `${b}/`).join(', ')}${bad.length > 3 ? ` and ${bad.length - 3} more` : ''}, not host names${instead}`, 'ABS_ERR_USAGE');
-}
-
-/** Whether INPUT names a directory (a file, "-", or a missing path does not). */
-export async function isDirectory(input: string | undefined): Promise<boolean> {
-  if (input === undefined || input === '-') return false;
-  return (await stat(input).catch(() => null))?.isDirectory() === true;
 }

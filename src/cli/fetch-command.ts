@@ -31,7 +31,7 @@ import type { RewriteSettings } from '../batch/rewriters.ts';
 import { getResolver } from '../uri/index.ts';
 import { runStreaming } from '../batch/scheduler.ts';
 import { addToSummary, emptySummary, summaryLine } from '../batch/summary.ts';
-import { BATCH_LIMITS, DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.ts';
+import { BATCH_LIMITS, resolveHttpLimits } from '../limits.ts';
 import type { HttpLimits } from '../limits.ts';
 import type { Resolver } from '../uri/types.ts';
 import { explain } from './absolutize-command.ts';
@@ -44,67 +44,11 @@ import { EXIT_INPUT, EXIT_OK, inFlags } from './io.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
 import type { CliIo } from './io.ts';
 import { createProgress } from './progress.ts';
+import { isFetchInvocation } from './detect.ts';
+import { FETCH_HELP, FETCH_OPTIONS, HTTP_HELP, HTTP_OPTIONS } from './usage.ts';
+
+export { FETCH_HELP, FETCH_OPTIONS, HTTP_HELP, HTTP_OPTIONS, isFetchInvocation };
 import type { Progress } from './progress.ts';
-
-type StringOption = { readonly type: 'string' };
-type FlagOption = { readonly type: 'boolean'; readonly default: false };
-
-/** The HTTP options of retrieval: the URL path's, and `absolutize batch`'s for a manifest's URL lines. */
-export const HTTP_OPTIONS: {
-  readonly 'http-content-location': FlagOption;
-  readonly 'keep-error-bodies': FlagOption;
-  readonly 'refuse-private-addresses': FlagOption;
-  readonly 'max-redirects': StringOption;
-  readonly 'connect-timeout': StringOption;
-  readonly 'headers-timeout': StringOption;
-  readonly 'body-timeout': StringOption;
-  readonly 'max-body-size': StringOption;
-  readonly 'max-decompressed-size': StringOption;
-  readonly concurrency: StringOption;
-  readonly 'per-host': StringOption;
-  readonly deadline: StringOption;
-} = {
-  'http-content-location': { type: 'boolean', default: false },
-  'keep-error-bodies': { type: 'boolean', default: false },
-  'refuse-private-addresses': { type: 'boolean', default: false },
-  'max-redirects': { type: 'string' },
-  'connect-timeout': { type: 'string' },
-  'headers-timeout': { type: 'string' },
-  'body-timeout': { type: 'string' },
-  'max-body-size': { type: 'string' },
-  'max-decompressed-size': { type: 'string' },
-  concurrency: { type: 'string' },
-  'per-host': { type: 'string' },
-  deadline: { type: 'string' },
-} as const;
-
-/** The options of URL retrieval, merged into the main command's. */
-export const FETCH_OPTIONS: typeof HTTP_OPTIONS & { readonly 'input-list': StringOption } = {
-  'input-list': { type: 'string' },
-  ...HTTP_OPTIONS,
-} as const;
-
-/** The help of HTTP_OPTIONS. */
-export const HTTP_HELP: string = `  --http-content-location honour the response's Content-Location / Content-Base as a base
-  --keep-error-bodies     write the body of a 4xx/5xx response too (still reported as failed)
-  --refuse-private-addresses  refuse loopback, private and link-local addresses
-  --max-redirects N       redirects followed (default ${DEFAULT_HTTP_LIMITS.maxRedirects})
-  --connect-timeout MS    connection timeout (default ${DEFAULT_HTTP_LIMITS.connectTimeoutMs})
-  --headers-timeout MS    wait for the response headers (default ${DEFAULT_HTTP_LIMITS.headersTimeoutMs})
-  --body-timeout MS       longest stall while the body arrives (default ${DEFAULT_HTTP_LIMITS.bodyTimeoutMs})
-  --max-body-size BYTES   body as transferred (default ${DEFAULT_HTTP_LIMITS.maxBodyBytes})
-  --max-decompressed-size BYTES  body after gzip/deflate/br decoding (default ${DEFAULT_HTTP_LIMITS.maxDecompressedBytes})
-  --concurrency N         URLs retrieved at once (default ${DEFAULT_HTTP_LIMITS.maxConcurrentRequests})
-  --per-host N            of which to one host (default ${DEFAULT_HTTP_LIMITS.maxConnectionsPerOrigin})
-  --deadline MS           whole retrieval of one URL: redirects, headers and body (default none)
-`;
-
-export const FETCH_HELP: string = `
-Fetching URLs (INPUT is an http: or https: URL; several URLs, or --input-list, need -o DIR):
-  --input-list FILE       read URLs from FILE, one a line (blank lines and # comments skipped); a line that
-                          is no URL, not UTF-8 or over 64 KiB is one failure, the other lines are still tried
-  -o DIR                  with several URLs: one file per URL, named from its final URL
-${HTTP_HELP}`;
 
 /** The values of HTTP_OPTIONS, as parsed. */
 export interface HttpOptionValues {
@@ -150,17 +94,6 @@ export interface FetchCommandValues extends HttpOptionValues {
   readonly fragments?: boolean | undefined;
   readonly 'lazy-load'?: boolean | undefined;
   readonly 'input-list'?: string | undefined;
-}
-
-const URL_ARGUMENT = /^https?:\/\//i;
-
-/** True when the command's inputs are URLs (or an input list) rather than a file or standard input. */
-export function isFetchInvocation(positionals: readonly string[], values: FetchCommandValues): boolean {
-  if (values['input-list'] !== undefined) return true;
-  if (positionals.length === 0 || !positionals.some((p) => URL_ARGUMENT.test(p))) return false;
-  const file = positionals.find((p) => !URL_ARGUMENT.test(p));
-  if (file !== undefined) throw new AbsError(`${JSON.stringify(file)}: URLs and files cannot be mixed in one run`, 'ABS_ERR_USAGE');
-  return true;
 }
 
 /** What the rewriting of each document shares: set up once from the options. */

@@ -19,10 +19,9 @@ import { createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile } from './atomic-file.ts';
 import type { CliIo } from './io.ts';
 
-/** Warnings of one code shown in full before the rest are only counted. */
-export const WARNINGS_SHOWN_PER_CODE = 5;
-/** A run shorter than this shows no progress line. */
-export const PROGRESS_DELAY_MS = 2000;
+import { PROGRESS_DELAY_MS, WARNINGS_SHOWN_PER_CODE } from './usage.ts';
+
+export { PROGRESS_DELAY_MS, WARNINGS_SHOWN_PER_CODE };
 /** The progress line is redrawn at most this often. */
 export const PROGRESS_REDRAW_MS = 200;
 

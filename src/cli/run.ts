@@ -5,11 +5,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { AbsError } from '../errors.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE, report } from './io.ts';
 import type { CliIo } from './io.ts';
-import { MAIN_HELP, absolutizeCommand } from './absolutize-command.ts';
 import { wrapHelp } from './help.ts';
 import { nearestFlag } from './options.ts';
-import { Reporter } from './reporter.ts';
-import { resolveCommand } from './resolve-command.ts';
+import { MAIN_HELP } from './usage.ts';
+
+// Each command's module is imported once the command is chosen: `--version` and `--help` load only the modules
+// above, and a run loads only what it needs (start-up, docs/performance.md).
 
 export const HELP: string = MAIN_HELP;
 
@@ -25,6 +26,12 @@ export function version(): string {
  * progress line erased, the counts of warnings held back, the warnings file committed).
  */
 export async function run(argv: readonly string[], processIo: CliIo): Promise<number> {
+  const answer = helpOrVersion(argv);
+  if (answer !== null) {
+    processIo.stdout.write(answer);
+    return EXIT_OK;
+  }
+  const { Reporter } = await import('./reporter.ts');
   const reporter = new Reporter(processIo.stderr);
   const io: CliIo = { ...processIo, stderr: reporter.stream };
   let code = await dispatch(argv, io);
@@ -40,19 +47,11 @@ export async function run(argv: readonly string[], processIo: CliIo): Promise<nu
 async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     const [first, ...rest] = argv;
-    if (first === 'resolve') return await resolveCommand(rest, io);
+    if (first === 'resolve') return await (await import('./resolve-command.ts')).resolveCommand(rest, io);
     if (first === 'batch') return await (await import('../batch/batch-command.ts')).batchCommand(rest, io);
     if (first === 'batch-report') return await (await import('../batch/batch-report.ts')).batchReportCommand(rest, io);
     if (first !== undefined) mistypedCommand(first);
-    if (argv.includes('-h') || argv.includes('--help')) {
-      io.stdout.write(wrapHelp(HELP));
-      return EXIT_OK;
-    }
-    if (argv.includes('-V') || argv.includes('--version')) {
-      io.stdout.write(`${version()}\n`);
-      return EXIT_OK;
-    }
-    return await absolutizeCommand(argv, io);
+    return await (await import('./absolutize-command.ts')).absolutizeCommand(argv, io);
   } catch (err) {
     return reportError(err, io);
   }
@@ -61,13 +60,30 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
 const COMMANDS = ['resolve', 'batch', 'batch-report'];
 
 /**
+ * What the main command prints for -h/--help or -V/--version (help first, as before), or null when the run does
+ * anything else: a command, or a first argument that is a typo of one (an error, reported by dispatch).
+ */
+function helpOrVersion(argv: readonly string[]): string | null {
+  const first = argv[0];
+  if (first !== undefined && (COMMANDS.includes(first) || commandNear(first) !== null)) return null;
+  if (argv.includes('-h') || argv.includes('--help')) return wrapHelp(HELP);
+  if (argv.includes('-V') || argv.includes('--version')) return `${version()}\n`;
+  return null;
+}
+
+/**
  * A first argument that is no file, no URL and no option, but a typo away from a command (`absolutize bacth …`),
  * is a usage error that names the command: read as an input it failed later with an unrelated message.
  */
 function mistypedCommand(first: string): void {
-  if (first.startsWith('-') || /[./:\\]/.test(first) || existsSync(first)) return;
-  const command = nearestFlag(first, COMMANDS);
+  const command = commandNear(first);
   if (command !== null) throw new AbsError(`${JSON.stringify(first)} is neither a file nor a command; did you mean \`absolutize ${command}\`? (see --help)`, 'ABS_ERR_USAGE');
+}
+
+/** The command `first` is a typo of, if it is no file, no URL and no option. */
+function commandNear(first: string): string | null {
+  if (first.startsWith('-') || /[./:\\]/.test(first) || existsSync(first)) return null;
+  return nearestFlag(first, COMMANDS);
 }
 
 function reportError(err: unknown, io: CliIo): number {

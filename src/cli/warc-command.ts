@@ -8,10 +8,8 @@ import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { constants, createGzip, inflateRawSync } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import { AbsError } from '../errors.ts';
-import { gzipHeaderLength, isGzipMagic } from '../warc/gzip-member.ts';
-import { sniffRecordFormat } from '../warc/record.ts';
 import { rewriteWarcStream } from '../warc/rewriter.ts';
 import type { WarcOutputModel } from '../warc/rewriter.ts';
 import type { Resolver } from '../uri/types.ts';
@@ -21,61 +19,10 @@ import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_PARTIAL, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createProgress, progressText } from './progress.ts';
+import { WARC_HELP, WARC_OPTIONS } from './usage.ts';
+import { isWarcFile, isWarcName } from './detect.ts';
 
-/** The options only WARC input takes (merged into the main command's parseArgs table). */
-export const WARC_OPTIONS = {
-  'warc-output': { type: 'string' },
-  'link-keys': { type: 'boolean', default: false },
-  'warc-header-references': { type: 'boolean', default: false },
-} as const;
-
-export const WARC_HELP = `WARC and ARC (crawl files; .warc, .arc, .warc.gz, .arc.gz, or --type warc):
-  absolutize crawl.warc.gz -o out.warc.gz [--links links.jsonl]
-  absolutize crawl.warc.gz --links -          report only (one JSON line per reference, redirect, record)
-  absolutize old.arc.gz -o out.warc.gz        ARC in, WARC out
-  absolutize crawl.warc.gz -o - | …           the WARC on standard output
-  --links FILE.gz         the report gzip-compressed
-  A damaged crawl (cut short, corrupt members) is salvaged: every whole record is written, the damage kept in
-  metadata records, and the exit status is 3 (partial).
-  --warc-output MODEL     replace (default: the rewritten response replaces the original, with a metadata
-                          record naming it) or conversion (every original kept, a conversion record added)
-  --warc-header-references
-                          also rewrite the Link, Refresh and Content-Location headers of response records
-                          copied for their payload (an image, a redirect): such a record is replaced too
-                          (replace output; header references are reported in every case)
-  --link-keys             add "surt" and "normalized" (RFC 3986 §6) keys to reference and redirect lines
-`;
-
-/** A file name a crawl file has: .warc, .arc, .warc.gz, .arc.gz (the directory mode's extension table). */
-export function isWarcName(name: string): boolean {
-  return /\.w?arc(\.gz)?$/i.test(name);
-}
-
-/** Whether a file is WARC or ARC by its first bytes (gzip: the start of its first member, inflated). */
-export async function isWarcFile(path: string | Buffer): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
-    let head = buffer.subarray(0, bytesRead);
-    if (isGzipMagic(head)) {
-      const h = gzipHeaderLength(head);
-      if (h === null) return false;
-      try {
-        head = inflateRawSync(head.subarray(h), { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: 1 << 16 });
-      } catch {
-        return false;
-      }
-    }
-    return sniffRecordFormat(head) !== null;
-  } finally {
-    await handle.close();
-  }
-}
+export { WARC_HELP, WARC_OPTIONS, isWarcFile, isWarcName };
 
 export interface WarcCommandValues {
   readonly output?: string | undefined;

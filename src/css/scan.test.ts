@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { TokenType, tokenizer } from '@csstools/css-tokenizer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { sharedPath } from '../../test/helpers/shared.ts';
-import { findCssUrls, mayHoldCssUrl, scanCss } from './rewrite-css.ts';
+import { findCssUrls, mayHoldCssUrl, scanCss, scanCssFast, scanCssTokenized } from './rewrite-css.ts';
 
 /** The cut as the stream found it before (a tokenizer pass of its own): after the last top-level `;` or `}`. */
 function lastCutAlone(css: string): number {
@@ -75,5 +76,66 @@ describe('scanCss: one tokenizer pass for the references and the cut', () => {
       expect(references.filter((r) => r.end <= cut), JSON.stringify(css)).toEqual(scanCss(css.slice(0, cut), { context: 'stylesheet' }).references);
     }
     expect(cuts).toBeGreaterThan(100);
+  });
+});
+
+describe('scanCssFast: the hand-written tokenizer gives what @csstools/css-tokenizer gives', () => {
+  const random = seededRandom(2027);
+  /** The pieces above and what the fast scan reads itself: numbers, dimensions, hashes, at-keywords, bad urls. */
+  const MORE = [...PIECES, '1', '.5', '+2', '-3', '1e3', '1e', 'e-', '2E+1', '%', 'px', '-', '--', '-x', '#', '#1', '#-', '@', '@-', '@1', '<', '!', '*', '/', '+', '.', 'url( ', ' )', 'url(a b)', 'url(a"b)', 'url(()', '\u0000', '\u0001', '\u007f', '\t', '\ud83d\ude00', '\ud800', 'x', '_', 'A', '"a\nb"', "'\\'", '"\\f101"', '"\\41 "', '\\41\r\n', '"\\\r\n', "'\\\n", '\\0', '"\\', 'url(\\)', 'url("a\\"b")', "url('\\41 x')", '"\\110000"', '"\\d800"', '"\\0"', '"\\1F600"', '"\\\ud83d\ude00"', '"\u0000"', '"\ud83d"', '"\\41\r\n"', '"\\\f"', 'image-set("\\61"'];
+  const randomPieces = (n: number): string => {
+    let css = '';
+    for (let i = 0; i < n; i++) css += MORE[Math.floor(random() * MORE.length)];
+    return css;
+  };
+  const inputs = [...Array.from({ length: 20000 }, () => randomPieces(Math.floor(random() * 30))), ...corpusCss()];
+
+  it('the same references and cut, whenever it answers; and it answers for most text', () => {
+    let answered = 0;
+    for (const css of inputs) {
+      for (const context of ['stylesheet', 'declarations'] as const) {
+        const fast = scanCssFast(css, { context });
+        if (fast === null) continue;
+        answered++;
+        expect(fast, JSON.stringify(css)).toEqual(scanCssTokenized(css, { context }));
+      }
+    }
+    expect(answered).toBeGreaterThan(inputs.length / 2);
+  });
+
+  it('the same on arbitrary strings (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...MORE.flatMap((p) => [...p]), 'u', 'r', 'l', '(', ')', '"', "'") , maxLength: 60 }), (css) => {
+        const fast = scanCssFast(css);
+        if (fast !== null) expect(fast).toEqual(scanCssTokenized(css));
+      }),
+      { numRuns: 20000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (css) => {
+        const fast = scanCssFast(css);
+        if (fast !== null) expect(fast).toEqual(scanCssTokenized(css));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+describe('reference positions', () => {
+  /** Line and column of `offset`, counted naively: CR LF, CR, FF and LF each end a line. */
+  const naive = (css: string, offset: number): { line: number; column: number } => {
+    const lines = css.slice(0, offset).split(/\r\n|\r|\n|\f/);
+    return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+  };
+  const newlines = ['\n', '\r\n', '\r', '\f'];
+
+  it('line and column of every reference, whatever the line endings (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.constantFrom(...newlines)), { maxLength: 40 }), (pieces) => {
+        const css = pieces.join('');
+        for (const ref of scanCss(css).references) expect({ line: ref.line, column: ref.column }).toEqual(naive(css, ref.start));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -43,7 +43,12 @@ const CUT_AFTER_BYTES = 1 << 16;
 /** Bytes the `@charset` rule may take at the start (https://drafts.csswg.org/css-syntax-3/#determine-the-fallback-encoding: 1024). */
 const CHARSET_PRESCAN_BYTES = 1024;
 
-export class CssRewriterStream extends Transform {
+/**
+ * The stylesheet rewriter as a pure core: bytes in (`write`, then `end`), output appended to the array given.
+ * `CssRewriterStream` is it behind a Transform; a whole stylesheet held in memory (a MIME part) is rewritten by
+ * it directly, without a stream.
+ */
+export class CssRewriteCore {
   stats: ReferenceStats & { warnings: number } = { rewritten: 0, unchanged: 0, unresolvable: 0, warnings: 0 };
   base: BaseDecision | null = null;
   encoding: string | null = null;
@@ -58,24 +63,46 @@ export class CssRewriterStream extends Transform {
   private line = 1;
   private column = 1;
   private passthrough = false;
+  /** Where output goes during the current call. */
+  private out: Buffer[] = [];
 
   constructor(options: CssStreamOptions = {}) {
-    super();
     this.options = options;
     this.limits = options.limits ?? DEFAULT_LIMITS;
   }
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+  /** Bytes of the stylesheet; what can be written now is appended to `out`. */
+  write(chunk: Buffer, out: Buffer[]): void {
+    this.out = out;
+    try {
+      this.writeChunk(chunk);
+    } finally {
+      // The output array is the caller's: not kept past the call.
+      this.out = [];
+    }
+  }
+
+  /** The end of the stylesheet: the rest is appended to `out`. */
+  end(out: Buffer[]): void {
+    this.out = out;
+    try {
+      this.endInput();
+    } finally {
+      this.out = [];
+    }
+  }
+
+  private writeChunk(chunk: Buffer): void {
     if (this.passthrough) {
       this.push(chunk);
-      return callback();
+      return;
     }
     // Before the encoding is known, raw text is latin1 (start() reads it again in the encoding).
     this.raw += this.transcoder === null ? chunk.toString('latin1') : this.transcoder.toRaw(chunk);
     if (this.codec === null) {
-      if (this.raw.length < CHARSET_PRESCAN_BYTES) return callback();
+      if (this.raw.length < CHARSET_PRESCAN_BYTES) return;
       this.start();
-      if (this.passthrough) return callback();
+      if (this.passthrough) return;
     }
     if (this.raw.length >= CUT_AFTER_BYTES) this.rewriteUpToCut(false);
     if (this.raw.length > this.limits.maxTokenBytes) {
@@ -85,10 +112,9 @@ export class CssRewriterStream extends Transform {
       this.passthrough = true;
       this.push(this.transcoder!.endBytes());
     }
-    callback();
   }
 
-  override _flush(callback: TransformCallback): void {
+  private endInput(): void {
     if (!this.passthrough) {
       if (this.codec === null) this.start();
     }
@@ -98,7 +124,10 @@ export class CssRewriterStream extends Transform {
       if (rest.length > 0) this.push(rest);
     }
     if (this.policy !== null) Object.assign(this.stats, this.policy.stats);
-    callback();
+  }
+
+  private push(b: Buffer): void {
+    this.out.push(b);
   }
 
   private start(): void {
@@ -188,6 +217,43 @@ export class CssRewriterStream extends Transform {
   private warn(w: SiteWarning): void {
     this.stats.warnings++;
     this.options.onWarning?.(w);
+  }
+}
+
+/** A stylesheet as a Node Transform: `CssRewriteCore` behind a thin adapter. */
+export class CssRewriterStream extends Transform {
+  private readonly core: CssRewriteCore;
+
+  constructor(options: CssStreamOptions = {}) {
+    super();
+    this.core = new CssRewriteCore(options);
+  }
+
+  /** Counts, once the stream has finished. */
+  get stats(): ReferenceStats & { warnings: number } {
+    return this.core.stats;
+  }
+
+  get base(): BaseDecision | null {
+    return this.core.base;
+  }
+
+  get encoding(): string | null {
+    return this.core.encoding;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    const out: Buffer[] = [];
+    this.core.write(chunk, out);
+    for (const b of out) this.push(b);
+    callback();
+  }
+
+  override _flush(callback: TransformCallback): void {
+    const out: Buffer[] = [];
+    this.core.end(out);
+    for (const b of out) this.push(b);
+    callback();
   }
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { byteCodec } from '../encoding/byte-codec.ts';
 import { IDENTITY_CODEC } from '../encoding/raw-text.ts';
 import type { RawCodec } from '../encoding/raw-text.ts';
-import { decodeAttributeValue } from './attribute-value.ts';
+import { attributeValueEnd, attributeValueStart, decodeAttributeValue, locateAttributeValue, quoteBefore } from './attribute-value.ts';
 
 // ASCII values with character references take a path of their own (decodeAsciiWithReferences) in encodings
 // where ASCII is one raw unit; the same codec without `asciiIsOneUnit` takes the general path. Both must give
@@ -49,5 +49,50 @@ describe('decodeAttributeValue: ASCII values with character references', () => {
     const d = decodeAttributeValue('a&amp;b&#x1F600;c', IDENTITY_CODEC)!;
     expect(d.value).toBe('a&b\u{1F600}c');
     expect([0, 1, 2, 3, 4, 5, 6].map((i) => d.toRaw(i))).toEqual([0, 1, 6, 7, 7, 16, 17]);
+  });
+});
+
+// The rewriter locates a value inside its whole buffer (attributeValueStart, attributeValueEnd, quoteBefore),
+// not in a slice of the attribute: the text around the attribute must never be read. The reference is
+// locateAttributeValue as it was written before on a slice
+// (https://html.spec.whatwg.org/multipage/parsing.html#after-attribute-name-state).
+function locateInSlice(raw: string): { start: number; end: number; quote: string } | null {
+  const ws = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;
+  let i = 1;
+  const n = raw.length;
+  while (i < n && raw.charCodeAt(i) !== 0x3d && !ws(raw.charCodeAt(i))) i++;
+  while (i < n && ws(raw.charCodeAt(i))) i++;
+  if (i >= n || raw.charCodeAt(i) !== 0x3d) return null;
+  i++;
+  while (i < n && ws(raw.charCodeAt(i))) i++;
+  const q = raw.charCodeAt(i);
+  if (q === 0x22 || q === 0x27) {
+    const closed = n - 1 > i && raw.charCodeAt(n - 1) === q;
+    return { start: i + 1, end: closed ? n - 1 : n, quote: q === 0x22 ? '"' : "'" };
+  }
+  return { start: i, end: n, quote: '' };
+}
+
+describe('locating a value inside a larger string', () => {
+  const text = fc.array(fc.constantFrom('a', 'h', '=', ' ', '\t', '\n', '"', "'", '>', '/', '&', 'é'), { maxLength: 12 }).map((cs) => cs.join(''));
+  it('agrees with locating it in a slice of the attribute, whatever surrounds it', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('h', '=', 'a'), text, text, text, (first, attribute, before, after) => {
+        const raw = first + attribute;
+        const expected = locateInSlice(raw);
+        expect(locateAttributeValue(raw)).toEqual(expected);
+        const buf = before + raw + after;
+        const from = before.length;
+        const start = attributeValueStart(buf, from, from + raw.length);
+        if (expected === null) {
+          expect(start).toBe(-1);
+        } else {
+          expect(start - from).toBe(expected.start);
+          expect(attributeValueEnd(buf, start, from + raw.length) - from).toBe(expected.end);
+          expect(quoteBefore(buf, start)).toBe(expected.quote);
+        }
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -30,13 +30,21 @@ export interface SrcsetCandidate {
  */
 export function parseSrcset(value: string): SrcsetCandidate[] {
   const candidates: SrcsetCandidate[] = [];
+  scanSrcset(value, (urlStart, urlEnd, descriptorStart, descriptorEnd) => {
+    candidates.push({ url: { start: urlStart, end: urlEnd }, descriptors: { start: descriptorStart, end: descriptorEnd } });
+  });
+  return candidates;
+}
+
+/** parseSrcset, each candidate given to `found` as offsets (the rewriter wants the URLs only: no objects for the rest). */
+export function scanSrcset(value: string, found: (urlStart: number, urlEnd: number, descriptorStart: number, descriptorEnd: number) => void): void {
   const n = value.length;
   let pos = 0;
   for (;;) {
     // 3. Splitting loop: collect a sequence of code points that are ASCII whitespace or U+002C COMMA.
     while (pos < n && (isWhitespace(value.charCodeAt(pos)) || value.charCodeAt(pos) === 0x2c)) pos++;
     // 4. If position is past the end of input, return candidates.
-    if (pos >= n) return candidates;
+    if (pos >= n) return;
     // 5. Collect a sequence of code points that are not ASCII whitespace: url.
     const urlStart = pos;
     while (pos < n && !isWhitespace(value.charCodeAt(pos))) pos++;
@@ -44,7 +52,7 @@ export function parseSrcset(value: string): SrcsetCandidate[] {
     // 7. If url ends with U+002C (,), then remove all trailing U+002C COMMA characters from url; (no descriptors).
     if (value.charCodeAt(urlEnd - 1) === 0x2c) {
       while (urlEnd > urlStart && value.charCodeAt(urlEnd - 1) === 0x2c) urlEnd--;
-      if (urlEnd > urlStart) candidates.push({ url: { start: urlStart, end: urlEnd }, descriptors: { start: pos, end: pos } });
+      if (urlEnd > urlStart) found(urlStart, urlEnd, pos, pos);
       continue;
     }
     // 8. Otherwise: tokenize descriptors. The candidate ends at a "," outside parentheses, or at the end.
@@ -57,7 +65,7 @@ export function parseSrcset(value: string): SrcsetCandidate[] {
       else if (c === 0x2c && !inParens) break;
       pos++;
     }
-    candidates.push({ url: { start: urlStart, end: urlEnd }, descriptors: { start: descriptorStart, end: pos } });
+    found(urlStart, urlEnd, descriptorStart, pos);
     if (pos < n) pos++; // the comma
   }
 }

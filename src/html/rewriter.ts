@@ -20,7 +20,7 @@ import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
 import type { Resolver } from '../uri/types.ts';
-import { IDENTITY_CODEC, decodeAttributeValue, escapeAttributeText, locateAttributeValue } from './attribute-value.ts';
+import { IDENTITY_CODEC, attributeValueEnd, attributeValueStart, decodeAttributeValue, escapeAttributeText, locateAttributeValue, quoteBefore } from './attribute-value.ts';
 import { holdsUndecodable } from '../encoding/raw-text.ts';
 import type { DecodedValue, RawCodec } from './attribute-value.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
@@ -111,6 +111,8 @@ const HEAD_CONTENT = new Set(['html', 'head', 'base', 'basefont', 'bgsound', 'li
 const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);
 /** The apply options of an HTML attribute holding one URL, when nothing else is special about it. */
 const FRAGMENTS_ALLOWED: ApplyOptions = { fragments: true };
+/** The apply options of CSS in an attribute (`style`, SVG presentation attributes), when nothing else is special. */
+const CSS_IN_ATTRIBUTE: ApplyOptions = { fragments: false, encoding: 'utf-8' };
 
 // https://infra.spec.whatwg.org/#ascii-whitespace
 function isAsciiWhitespace(c: number): boolean {
@@ -181,6 +183,9 @@ export class HtmlRewriteCore implements DriverHandler {
   private insertedQuote: '"' | "'" | '' = '"';
   private insertedText = '';
   private openText: OpenText | null = null;
+  /** planTag's scratch: the location keys of the tag being planned, and its applet's codebase once found. */
+  private readonly plannedKeys: string[] = [];
+  private appletBase: string | null | undefined;
 
   constructor(options: HtmlRewriteOptions, codec: RawCodec, sink: (raw: string) => void, internal: { depth?: number; recordEdits?: boolean; /** parse5's tokenizer instead of the fast one: the reference in tests. */ tokenizer?: 'fast' | 'parse5' } = {}) {
     this.options = options;
@@ -316,16 +321,22 @@ export class HtmlRewriteCore implements DriverHandler {
     // Only what lands in the DOM is a reference: a start tag the tree builder drops (<frame> outside a frameset,
     // <col> outside a table, a second <head>, anything after <frameset>, a nested <form>) makes no element, and
     // a second <html> or <body> only adds the attributes the first lacks.
-    let urls = token.location?.attrs !== undefined && (inserted || adopted !== null) ? this.urlAttributes(token, ns) : null;
-    if (urls !== null && !inserted) {
-      urls = urls.filter((u) => adopted!.includes(u.name));
-      if (urls.length === 0) urls = null;
-    }
-    // (A second <html>'s attributes go to the root element, which a <frameset> does not replace.)
-    if (urls !== null) {
+    if (token.location?.attrs !== undefined && (inserted || adopted !== null)) {
+      // (A second <html>'s attributes go to the root element, which a <frameset> does not replace.)
       const inBody = !(tag === 'html' && ns === 'html');
-      if (this.plansNow(inBody)) this.planTag(token, ns, !this.seenBaseHref, urls);
-      else this.enqueue({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls }, inBody);
+      // Planned now, a tag's URL attributes are found as they are planned: no list of them (issue 23).
+      if (inserted && this.plansNow(inBody)) this.planTag(token, ns, !this.seenBaseHref, null);
+      else {
+        let urls = this.urlAttributes(token, ns);
+        if (urls !== null && !inserted) {
+          urls = urls.filter((u) => adopted!.includes(u.name));
+          if (urls.length === 0) urls = null;
+        }
+        if (urls !== null) {
+          if (this.plansNow(inBody)) this.planTag(token, ns, !this.seenBaseHref, urls);
+          else this.enqueue({ kind: 'tag', token, ns, beforeBase: !this.seenBaseHref, urls }, inBody);
+        }
+      }
     }
     if (firstBase) this.onFirstBaseHref(token);
     if (!this.committed && !this.holdsBeyondHead() && (ns !== 'html' || !HEAD_CONTENT.has(tag))) this.commit();
@@ -589,72 +600,104 @@ export class HtmlRewriteCore implements DriverHandler {
     return found;
   }
 
-  private planTag(token: Token.TagToken, ns: Namespace, beforeBase: boolean, urls: readonly UrlAttribute[]): void {
-    const tag = token.tagName;
+  /**
+   * Plans the URL attributes of a start tag: `urls` as urlAttributes found them, or (null) every one of
+   * token.attrs that urlAttributes would list, found here as it goes.
+   */
+  private planTag(token: Token.TagToken, ns: Namespace, beforeBase: boolean, urls: readonly UrlAttribute[] | null): void {
     const locations = token.location?.attrs;
     if (locations === undefined) return;
-    let appletBase: string | null | undefined;
-    for (const { name, key, spec } of urls) {
-      const attribute = locations[key];
-      if (attribute === undefined) continue;
-      const rawText = this.buf.slice(attribute.startOffset - this.bufStart, attribute.endOffset - this.bufStart);
-      const loc = locateAttributeValue(rawText);
-      if (loc === null) continue;
-      const decoded = decodeAttributeValue(rawText.slice(loc.start, loc.end), this.codec);
-      const line = attribute.startLine;
-      const column = attribute.startCol;
-      if (decoded === null) {
-        this.warn({ code: 'undecodable-value', message: `${tag} ${name}: bytes not valid in the document encoding; left as they are`, line, column });
-        continue;
-      }
-      // The element's rel goes only on the report (onReference): decoded only when someone listens.
-      const rel = this.options.onReference !== undefined && ns === 'html' && relGoverns(tag, name) ? this.attributeValue(token, 'rel') : null;
-      const at: ReferenceSite & { readonly attribute: string } = rel === null ? { element: tag, attribute: name, line, column } : { element: tag, attribute: name, line, column, rel };
-      let base: string | null | undefined;
-      if (spec.base === 'applet-codebase') {
-        if (appletBase === undefined) appletBase = this.appletCodebase(token);
-        base = appletBase;
-      } else if (tag === 'base' && ns === 'html' && name === 'href' && this.base?.source === 'embedded') {
-        // Every base element's href is resolved against the fallback base, the layers below the embedded one
-        // (https://html.spec.whatwg.org/multipage/semantics.html#set-the-frozen-base-url step 2).
-        base = this.base.below?.url ?? null;
-      } else if (spec.syntax === 'meta-refresh' && beforeBase && this.base?.source === 'embedded') {
-        // Chromium resolves a refresh URL when the <meta> is parsed: a <base> after it does not apply.
-        base = this.base.below?.url ?? null;
-      }
-      const valueStart = attribute.startOffset + loc.start;
-      if (spec.syntax === 'srcdoc') {
-        this.planSrcdoc(decoded, valueStart, loc.quote, at);
-        continue;
-      }
-      const isCss = spec.syntax === 'style' || spec.syntax === 'css-presentation';
-      const fragments = ns === 'html' && spec.syntax === 'url';
-      // Chromium encodes the query of a url() in a style attribute (or SVG presentation attribute) as UTF-8,
-      // whatever the document's encoding; <style> text uses the document's encoding.
-      const encoding = isCss ? 'utf-8' : undefined;
-      const sameDocument = ns === 'svg' && spec.syntax === 'url' && SVG_RESOURCE_REFERENCE_ELEMENTS.has(tag) ? this.options.retrieval?.url : undefined;
-      const applyOptions = base === undefined && encoding === undefined && sameDocument === undefined ? (fragments ? FRAGMENTS_ALLOWED : undefined) : { base, fragments, encoding, sameDocument };
-      if (spec.syntax === 'url') {
-        // One URL, the ASCII whitespace around it kept as it is (the commonest case, without a piece object).
-        const value = decoded.value;
-        let start = 0;
-        let end = value.length;
-        while (start < end && isAsciiWhitespace(value.charCodeAt(start))) start++;
-        while (end > start && isAsciiWhitespace(value.charCodeAt(end - 1))) end--;
-        if (this.leftUndecodable(decoded, start, end, at)) continue;
-        const resolved = this.policy!.apply(start === 0 && end === value.length ? value : value.slice(start, end), at, applyOptions);
-        if (resolved !== null) this.spliceValue(decoded, valueStart, loc.quote, start, end, resolved);
-        continue;
-      }
-      const pieces = isCss ? cssPieces(decoded.value, 'declarations') : urlPieces(spec, decoded.value);
-      for (const piece of pieces) {
-        if (this.leftUndecodable(decoded, piece.start, piece.end, at)) continue;
-        const resolved = this.policy!.apply(piece.value, at, applyOptions);
-        if (resolved === null) continue;
-        // (urlPieces write the URL as it is; CSS pieces quote or escape it.)
-        if (isCss) this.policy!.lastPrefix = null;
-        this.spliceValue(decoded, valueStart, loc.quote, piece.start, piece.end, isCss ? piece.serialize(resolved) : resolved);
-      }
+    this.appletBase = undefined;
+    if (urls !== null) {
+      for (const { name, key, spec } of urls) this.planAttribute(token, ns, beforeBase, locations, name, key, spec);
+      return;
+    }
+    const attrs = token.attrs;
+    const keys = this.plannedKeys;
+    let planned = 0; // (keys[planned…] are an earlier tag's: the array is only grown, never cut, a runtime call)
+    for (let i = 0; i < attrs.length; i++) {
+      const attr = attrs[i]!;
+      const name = attr.prefix !== undefined ? `${attr.prefix}:${attr.name}` : attr.name;
+      const spec = lookupUrlAttribute(ns, token.tagName, name, attrs, this.lookupOptions);
+      if (spec === undefined) continue;
+      const key = this.locationKey(token, name);
+      if (key === null || seenBefore(keys, planned, key)) continue; // "xlink:href" and "href" can share a key
+      keys[planned++] = key;
+      this.planAttribute(token, ns, beforeBase, locations, name, key, spec);
+    }
+  }
+
+  private planAttribute(token: Token.TagToken, ns: Namespace, beforeBase: boolean, locations: Record<string, Token.Location>, name: string, key: string, spec: UrlAttributeSpec): void {
+    const tag = token.tagName;
+    const attribute = locations[key];
+    if (attribute === undefined) return;
+    // The value located and decoded in the buffer, without a slice of the whole attribute.
+    const buf = this.buf;
+    const attributeEnd = attribute.endOffset - this.bufStart;
+    const start = attributeValueStart(buf, attribute.startOffset - this.bufStart, attributeEnd);
+    if (start === -1) return;
+    const quote = quoteBefore(buf, start);
+    const decoded = decodeAttributeValue(buf.slice(start, attributeValueEnd(buf, start, attributeEnd)), this.codec);
+    const line = attribute.startLine;
+    const column = attribute.startCol;
+    if (decoded === null) {
+      this.warn({ code: 'undecodable-value', message: `${tag} ${name}: bytes not valid in the document encoding; left as they are`, line, column });
+      return;
+    }
+    // The element's rel goes only on the report (onReference): decoded only when someone listens.
+    const rel = this.options.onReference !== undefined && ns === 'html' && relGoverns(tag, name) ? this.attributeValue(token, 'rel') : null;
+    const at: ReferenceSite & { readonly attribute: string } = rel === null ? { element: tag, attribute: name, line, column } : { element: tag, attribute: name, line, column, rel };
+    let base: string | null | undefined;
+    if (spec.base === 'applet-codebase') {
+      if (this.appletBase === undefined) this.appletBase = this.appletCodebase(token);
+      base = this.appletBase;
+    } else if (tag === 'base' && ns === 'html' && name === 'href' && this.base?.source === 'embedded') {
+      // Every base element's href is resolved against the fallback base, the layers below the embedded one
+      // (https://html.spec.whatwg.org/multipage/semantics.html#set-the-frozen-base-url step 2).
+      base = this.base.below?.url ?? null;
+    } else if (spec.syntax === 'meta-refresh' && beforeBase && this.base?.source === 'embedded') {
+      // Chromium resolves a refresh URL when the <meta> is parsed: a <base> after it does not apply.
+      base = this.base.below?.url ?? null;
+    }
+    const valueStart = this.bufStart + start;
+    if (spec.syntax === 'srcdoc') {
+      this.planSrcdoc(decoded, valueStart, quote, at);
+      return;
+    }
+    const isCss = spec.syntax === 'style' || spec.syntax === 'css-presentation';
+    const fragments = ns === 'html' && spec.syntax === 'url';
+    // Chromium encodes the query of a url() in a style attribute (or SVG presentation attribute) as UTF-8,
+    // whatever the document's encoding; <style> text uses the document's encoding.
+    const encoding = isCss ? 'utf-8' : undefined;
+    const sameDocument = ns === 'svg' && spec.syntax === 'url' && SVG_RESOURCE_REFERENCE_ELEMENTS.has(tag) ? this.options.retrieval?.url : undefined;
+    const applyOptions =
+      base === undefined && sameDocument === undefined
+        ? encoding === undefined
+          ? fragments
+            ? FRAGMENTS_ALLOWED
+            : undefined
+          : CSS_IN_ATTRIBUTE
+        : { base, fragments, encoding, sameDocument };
+    if (spec.syntax === 'url') {
+      // One URL, the ASCII whitespace around it kept as it is (the commonest case, without a piece object).
+      const value = decoded.value;
+      let first = 0;
+      let last = value.length;
+      while (first < last && isAsciiWhitespace(value.charCodeAt(first))) first++;
+      while (last > first && isAsciiWhitespace(value.charCodeAt(last - 1))) last--;
+      if (this.leftUndecodable(decoded, first, last, at)) return;
+      const resolved = this.policy!.apply(first === 0 && last === value.length ? value : value.slice(first, last), at, applyOptions);
+      if (resolved !== null) this.spliceValue(decoded, valueStart, quote, first, last, resolved);
+      return;
+    }
+    const pieces = isCss ? cssPieces(decoded.value, 'declarations') : urlPieces(spec, decoded.value);
+    for (const piece of pieces) {
+      if (this.leftUndecodable(decoded, piece.start, piece.end, at)) continue;
+      const resolved = this.policy!.apply(piece.value, at, applyOptions);
+      if (resolved === null) continue;
+      // (urlPieces write the URL as it is; CSS pieces quote or escape it.)
+      if (isCss) this.policy!.lastPrefix = null;
+      this.spliceValue(decoded, valueStart, quote, piece.start, piece.end, isCss ? piece.serialize(resolved) : resolved);
     }
   }
 
@@ -666,16 +709,18 @@ export class HtmlRewriteCore implements DriverHandler {
   private spliceValue(decoded: DecodedValue, valueStart: number, quote: '"' | "'" | '', start: number, end: number, text: string): void {
     const prefix = this.policy!.lastPrefix;
     if (prefix !== null) {
-      // `text` is prefix + value[start, end): keptSuffix would keep all of value[start, end) (a whole match stops
-      // before the back-off), so the edit inserts the escaped prefix. The prefix is one string for the
-      // document's plain references: escaped and encoded once.
+      // `text` is prefix + value[start + cut, end): keptSuffix would keep all of value[start + cut, end) (a whole
+      // match stops before the back-off), so the edit puts the escaped prefix in place of value[start, start + cut)
+      // (nothing, or leading "../" and "./": a cut after "/" is between raw characters). The prefix is
+      // mostly one string for the document's plain references: escaped and encoded once.
       if (prefix !== this.insertedPrefix || quote !== this.insertedQuote) {
         this.insertedPrefix = prefix;
         this.insertedQuote = quote;
         this.insertedText = this.codec.encode(escapeAttributeText(prefix, quote), 'html');
       }
+      const cut = this.policy!.lastCut;
       const at = valueStart + decoded.toRaw(start);
-      this.addEdit({ start: at, end: at, text: this.insertedText });
+      this.addEdit({ start: at, end: cut === 0 ? at : valueStart + decoded.toRaw(start + cut), text: this.insertedText });
       return;
     }
     const keep = keptSuffix(decoded, start, end, text);
@@ -878,6 +923,12 @@ export class HtmlRewriteCore implements DriverHandler {
     this.bufStart = upTo;
     if (out.length > 0) this.sink(out);
   }
+}
+
+/** Whether `key` is one of keys[0, count). */
+function seenBefore(keys: readonly string[], count: number, key: string): boolean {
+  for (let k = 0; k < count; k++) if (keys[k] === key) return true;
+  return false;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { findCssUrls, replacementText } from '../css/rewrite-css.ts';
 import { findModuleReferences, javaScriptStringLiteral } from '../js/module-references.ts';
 import { findImportMapUrls, findSpeculationRulesUrls } from './json-scripts.ts';
-import { parseMetaRefresh, parseSrcset, splitCommaList, splitSpaceList } from './microsyntax.ts';
+import { parseMetaRefresh, scanSrcset, splitCommaList, splitSpaceList } from './microsyntax.ts';
 import { lookupUrlAttribute as lookup } from './url-attributes.ts';
 import type { UrlAttributeSpec } from './url-attributes.ts';
 
@@ -52,6 +52,14 @@ export function lookupUrlAttribute(
 
 /** The URL pieces of an attribute value of the given syntax (not CSS, not srcdoc). */
 export function urlPieces(spec: UrlAttributeSpec, value: string): Piece[] {
+  if (spec.syntax === 'srcset') {
+    // The commonest list (issue 23): each candidate's URL made a piece as it is found.
+    const pieces: Piece[] = [];
+    scanSrcset(value, (start, end) => {
+      pieces.push({ value: value.slice(start, end), start, end, serialize: asIs });
+    });
+    return pieces;
+  }
   const spans = spansOf(spec.syntax, value);
   return spans.map(({ start, end }) => ({ value: value.slice(start, end), start, end, serialize: asIs }));
 }
@@ -76,8 +84,7 @@ function spansOf(syntax: UrlAttributeSpec['syntax'], value: string): ReadonlyArr
       return splitSpaceList(value);
     case 'url-list-comma':
       return splitCommaList(value);
-    case 'srcset':
-      return parseSrcset(value).map((c) => c.url);
+    // ('srcset': urlPieces.)
     case 'meta-refresh': {
       const r = parseMetaRefresh(value);
       return r === null ? [] : [r.url];
@@ -94,10 +101,24 @@ const MAY_HOLD_CSS_URL = /url|src|image-set|import|\\/i;
 
 export function cssPieces(css: string, context: 'stylesheet' | 'declarations'): Piece[] {
   if (!MAY_HOLD_CSS_URL.test(css)) return [];
-  return findCssUrls(css, { context }).map((ref) => {
-    const source = css.slice(ref.start, ref.end);
-    return { value: ref.value, start: ref.start, end: ref.end, serialize: (url: string) => replacementText(source, url) };
-  });
+  return findCssUrls(css, { context }).map((ref) => new CssPiece(ref.value, ref.start, ref.end, css));
+}
+
+/** A URL in CSS: written as its source was (quoted, unquoted, escaped), from the source kept by reference, not as a slice and closure of its own. */
+class CssPiece implements Piece {
+  readonly value: string;
+  readonly start: number;
+  readonly end: number;
+  private readonly css: string;
+  constructor(value: string, start: number, end: number, css: string) {
+    this.value = value;
+    this.start = start;
+    this.end = end;
+    this.css = css;
+  }
+  serialize(url: string): string {
+    return replacementText(this.css.slice(this.start, this.end), url);
+  }
 }
 
 /**

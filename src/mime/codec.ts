@@ -133,29 +133,143 @@ function qpSafeCut(data: Buffer, at: number): number {
 }
 
 function decodeQuotedPrintableLine(line: Buffer, eol: number): Segment {
+  const decoded = Buffer.allocUnsafe(line.length);
+  const n = decodeQuotedPrintableInto(line, 0, line.length, eol, decoded, 0);
+  const soft = n < 0;
+  const length = soft ? ~n : n;
+  return { encoded: line, decoded: decoded.subarray(0, length), hardEnd: eol > 0 && !soft, aligned: true };
+}
+
+/**
+ * Decodes the physical line `data[start, end)` (its last `eol` bytes its line ending) into `out` from `n`; returns
+ * the new length, or its bitwise complement (`~length`, negative) when the line ends in a soft line break.
+ */
+function decodeQuotedPrintableInto(data: Buffer, start: number, end: number, eol: number, out: Buffer, n: number): number {
   // Rule 3: whitespace at the end of a line is deleted (a cut piece never ends with any: qpSafeCut).
-  let end = line.length - eol;
-  while (end > 0 && isWhitespace(line[end - 1])) end--;
+  let stop = end - eol;
+  while (stop > start && isWhitespace(data[stop - 1])) stop--;
   // Rule 5: "=" at the end of a line is a soft line break (at the end of the body, libqp drops it too).
-  const soft = end > 0 && line[end - 1] === 0x3d;
-  if (soft) end--;
-  const decoded = Buffer.allocUnsafe(end + (soft ? 0 : eol));
-  let n = 0;
-  for (let i = 0; i < end; i++) {
-    const c = line[i]!;
-    if (c === 0x3d && i + 2 < end) {
-      const hi = hexValue(line[i + 1]!);
-      const lo = hexValue(line[i + 2]!);
+  const soft = stop > start && data[stop - 1] === 0x3d;
+  if (soft) stop--;
+  for (let i = start; i < stop; i++) {
+    const c = data[i]!;
+    if (c === 0x3d && i + 2 < stop) {
+      const hi = hexValue(data[i + 1]!);
+      const lo = hexValue(data[i + 2]!);
       if (hi !== -1 && lo !== -1) {
-        decoded[n++] = (hi << 4) | lo;
+        out[n++] = (hi << 4) | lo;
         i += 2;
         continue;
       }
     }
-    decoded[n++] = c;
+    out[n++] = c;
   }
-  if (!soft) for (let i = line.length - eol; i < line.length; i++) decoded[n++] = line[i]!;
-  return { encoded: line, decoded: decoded.subarray(0, n), hardEnd: eol > 0 && !soft, aligned: true };
+  if (soft) return ~n;
+  for (let i = end - eol; i < end; i++) out[n++] = data[i]!;
+  return n;
+}
+
+/**
+ * The segments of a whole quoted-printable body, as `QuotedPrintableDecoder.push(body, true)` makes them, each
+ * line decoded by the same `decodeQuotedPrintableInto`, but into one buffer for the whole body (a part to encode
+ * again: `encodeBody`). Null when a physical line is longer than a segment (the decoder cuts it then).
+ */
+export function quotedPrintableSegments(body: Buffer): Segment[] | null {
+  const segments: Segment[] = [];
+  const decoded = Buffer.allocUnsafe(body.length);
+  let n = 0;
+  let start = 0;
+  let nextLf = -1;
+  let nextCr = -1;
+  while (start < body.length) {
+    if (nextLf !== -2 && nextLf < start) nextLf = body.indexOf(0x0a, start);
+    if (nextLf === -1) nextLf = -2;
+    if (nextCr !== -2 && nextCr < start) nextCr = body.indexOf(0x0d, start);
+    if (nextCr === -1) nextCr = -2;
+    let end: number;
+    let eol: number;
+    if (nextCr >= 0 && (nextLf < 0 || nextCr < nextLf)) {
+      end = body[nextCr + 1] === 0x0a ? nextCr + 2 : nextCr + 1;
+      eol = end - nextCr;
+    } else if (nextLf >= 0) {
+      end = nextLf + 1;
+      eol = 1;
+    } else {
+      end = body.length;
+      eol = 0;
+    }
+    if (end - start > MAX_SEGMENT_BYTES) return null;
+    const from = n;
+    n = decodeQuotedPrintableInto(body, start, end, eol, decoded, n);
+    const soft = n < 0;
+    if (soft) n = ~n;
+    segments.push({ encoded: body.subarray(start, end), decoded: decoded.subarray(from, n), hardEnd: eol > 0 && !soft, aligned: true });
+    start = end;
+  }
+  return segments;
+}
+
+/** The bytes `decodeQuotedPrintable` looks at twice: "=", space, tab, CR, LF. */
+const QP_SPECIAL = new Uint8Array(256);
+for (const c of [0x3d, 0x20, 0x09, 0x0d, 0x0a]) QP_SPECIAL[c] = 1;
+
+/**
+ * A whole quoted-printable body decoded in one pass into one buffer: the bytes of every segment of
+ * `QuotedPrintableDecoder.push(body, true)`, concatenated, without a buffer per line (a held part that turns out
+ * unchanged needs no segments; `test/mime/codec.test.ts` checks the two agree). The rules of
+ * `decodeQuotedPrintableLine` read from left to right: whitespace before a line ending (or the end) is deleted,
+ * "=" then whitespace then a line ending (or the end) is a soft line break, "=" and two hex digits a byte. Null
+ * when a physical line is longer than a segment (its pieces are cut where `qpSafeCut` says): the segments are
+ * the way then.
+ */
+export function decodeQuotedPrintable(body: Buffer): Buffer | null {
+  const length = body.length;
+  const out = Buffer.allocUnsafe(length);
+  let n = 0;
+  let lineStart = 0;
+  for (let i = 0; i < length; i++) {
+    const c = body[i]!;
+    if (QP_SPECIAL[c] === 0) {
+      out[n++] = c;
+      continue;
+    }
+    if (c === 0x0a || c === 0x0d) {
+      // A hard line ending, kept as it is (CRLF, LF or a bare CR).
+      const end = c === 0x0d && body[i + 1] === 0x0a ? i + 2 : i + 1;
+      if (end - lineStart > MAX_SEGMENT_BYTES) return null;
+      out[n++] = c;
+      if (end === i + 2) out[n++] = 0x0a;
+      i = end - 1;
+      lineStart = end;
+      continue;
+    }
+    // Whitespace, or "=" and what follows it: the run of whitespace after.
+    let w = c === 0x3d ? i + 1 : i;
+    while (w < length && (body[w] === 0x20 || body[w] === 0x09)) w++;
+    const atLineEnd = w >= length || body[w] === 0x0a || body[w] === 0x0d;
+    if (c !== 0x3d) {
+      // Rule 3: whitespace at the end of a line is deleted.
+      if (!atLineEnd) while (i < w) out[n++] = body[i++]!;
+      i = w - 1;
+      continue;
+    }
+    if (atLineEnd) {
+      // Rule 5: a soft line break, its line ending with it.
+      const end = w >= length ? w : body[w] === 0x0d && body[w + 1] === 0x0a ? w + 2 : w + 1;
+      if (end - lineStart > MAX_SEGMENT_BYTES) return null;
+      i = end - 1;
+      lineStart = end;
+      continue;
+    }
+    const hi = hexValue(body[i + 1]!);
+    const lo = hi === -1 ? -1 : hexValue(body[i + 2]!);
+    if (lo !== -1) {
+      out[n++] = (hi << 4) | lo;
+      i += 2;
+    } else out[n++] = 0x3d;
+  }
+  if (length - lineStart > MAX_SEGMENT_BYTES) return null;
+  return out.subarray(0, n);
 }
 
 const B64 = new Int8Array(256).fill(-1);
@@ -439,8 +553,13 @@ export class Reencoder {
    * that decodes to nothing).
    */
   write(chunk: Buffer, final: boolean, finalEol = false): string {
+    return this.writeBytes(chunk, final, finalEol).toString('latin1');
+  }
+
+  /** `write`, as bytes: copied segments are handed on as the original's own bytes, not made text and back. */
+  writeBytes(chunk: Buffer, final: boolean, finalEol = false): Buffer {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    const out: string[] = [];
+    const out: Buffer[] = [];
     for (;;) {
       if (this.mode === 'copy') {
         const unit = this.nextUnit();
@@ -453,7 +572,7 @@ export class Reencoder {
           if (verdict) {
             for (let k = 0; k < unit.count; k++) {
               const s = this.segments[this.head++]!;
-              out.push(s.encoded.toString('latin1'));
+              out.push(s.encoded);
               if (s.encoded.length > 0) this.lastByte = s.encoded[s.encoded.length - 1]!;
               this.copied++;
             }
@@ -498,19 +617,19 @@ export class Reencoder {
       else this.mode = 'skip';
     }
     this.compact();
-    let text = out.join('');
     if (final) {
       if (finalEol && this.lastByte !== 0x0a && this.lastByte !== 0x0d) {
-        text += this.encoding === 'quoted-printable' ? `=${this.style.eol}` : this.style.eol;
+        out.push(Buffer.from(this.encoding === 'quoted-printable' ? `=${this.style.eol}` : this.style.eol, 'latin1'));
       }
     }
-    return text;
+    // Always a copy: a copied segment is a slice of an input chunk, which the output must not keep alive.
+    return Buffer.concat(out);
   }
 
-  /** Encoded text written afresh: remembers its last byte. */
-  private emit(text: string): string {
+  /** Encoded text written afresh, as bytes: remembers its last byte. */
+  private emit(text: string): Buffer {
     if (text.length > 0) this.lastByte = text.charCodeAt(text.length - 1);
-    return text;
+    return Buffer.from(text, 'latin1');
   }
 
   /** The next segments to copy together: up to one after which base64 is aligned on a quantum (one for quoted-printable). */

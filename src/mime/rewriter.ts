@@ -17,7 +17,7 @@ import { establishBase, headerUrlValue } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord, SiteWarning } from '../base/reference-policy.ts';
 import type { EncodingDecision } from '../encoding/index.ts';
-import { createCssRewriter } from '../css/stream.ts';
+import { createCssRewriter, CssRewriteCore } from '../css/stream.ts';
 import { absolutizeHtml, createHtmlRewriter } from '../html/stream.ts';
 import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
 import { resolveLabel } from '../encoding/index.ts';
@@ -456,15 +456,12 @@ export class MimePartRewriter implements ScanHandler {
       count = kind.stats.rewritten;
     } else {
       const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
-      const css = createCssRewriter({ charset, base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)) });
+      // The whole stylesheet is here: its rewriter's core, without a stream around it.
+      const css = new CssRewriteCore({ charset, base, resolver: o.resolver, limits: this.limits, onReference, onWarning, onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)) });
       const out: Buffer[] = [];
-      css.on('data', (c: Buffer) => out.push(c));
-      await new Promise<void>((resolve, reject) => {
-        css.on('end', resolve);
-        css.on('error', reject);
-        css.end(decoded);
-      });
-      rewritten = Buffer.concat(out);
+      css.write(decoded, out);
+      css.end(out);
+      rewritten = out.length === 1 ? out[0]! : Buffer.concat(out);
       count = css.stats.rewritten;
     }
     if (count === 0 || rewritten.equals(decoded)) return null;

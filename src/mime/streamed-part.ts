@@ -77,7 +77,7 @@ export class StreamedPart {
     if (this.decoder !== null) this.decoded(this.decoder.push(EMPTY, true));
     this.rewriter.end();
     await this.done;
-    if (this.reencoder !== null) this.push(Buffer.from(this.reencoder.write(EMPTY, true, this.finalEol), 'latin1'));
+    if (this.reencoder !== null) this.push(this.reencoder.writeBytes(EMPTY, true, this.finalEol));
   }
 
   /** Rewritten bytes: encoded back, or as they are (7bit, 8bit, binary). */
@@ -88,7 +88,7 @@ export class StreamedPart {
     }
     // Output before any segment cannot be (the rewriter writes only what it was given), but is kept correct.
     this.reencoder ??= new Reencoder(this.encoding as 'base64' | 'quoted-printable', encodedStyleOf(undefined));
-    this.push(Buffer.from(this.reencoder.write(chunk, false), 'latin1'));
+    this.push(this.reencoder.writeBytes(chunk, false));
   }
 
   private push(b: Buffer): void {

@@ -5,7 +5,7 @@
  * was rewritten. base64 is validated with libbase64's alphabet rules before it is decoded.
  */
 import libbase64 from 'libbase64';
-import { Base64Decoder, lineEndingOf, QuotedPrintableDecoder, Reencoder } from './codec.ts';
+import { Base64Decoder, decodeQuotedPrintable, lineEndingOf, QuotedPrintableDecoder, quotedPrintableSegments, Reencoder } from './codec.ts';
 import type { EncodedStyle, Segment } from './codec.ts';
 
 export type TransferEncoding = '7bit' | '8bit' | 'binary' | 'base64' | 'quoted-printable';
@@ -36,7 +36,8 @@ export function endsWithLineEnding(encoded: Buffer): boolean {
 
 /** The segments of a whole encoded body. */
 function segmentsOf(encoded: Buffer, encoding: 'base64' | 'quoted-printable'): Segment[] {
-  return encoding === 'base64' ? new Base64Decoder().push(encoded, true) : new QuotedPrintableDecoder().push(encoded, true);
+  if (encoding === 'base64') return new Base64Decoder().push(encoded, true);
+  return quotedPrintableSegments(encoded) ?? new QuotedPrintableDecoder().push(encoded, true);
 }
 
 /**
@@ -55,7 +56,8 @@ export function decodeBody(encoded: Buffer, encoding: TransferEncoding): { reado
       return { decoded: Buffer.from(libbase64.decode(text)), padded: length % 4 !== 0 };
     }
     case 'quoted-printable':
-      return { decoded: Buffer.concat(segmentsOf(encoded, 'quoted-printable').map((s) => s.decoded)), padded: false };
+      // One pass into one buffer; the segments (a buffer per line) are made only if the part changes (encodeBody).
+      return { decoded: decodeQuotedPrintable(encoded) ?? Buffer.concat(segmentsOf(encoded, 'quoted-printable').map((s) => s.decoded)), padded: false };
     default:
       return { decoded: encoded, padded: false };
   }
@@ -71,5 +73,5 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
   const segments = segmentsOf(original, encoding);
   const reencoder = new Reencoder(encoding, encodedStyleOf(segments[0]));
   reencoder.addSegments(segments);
-  return Buffer.from(reencoder.write(decoded, true, endsWithLineEnding(original)), 'latin1');
+  return reencoder.writeBytes(decoded, true, endsWithLineEnding(original));
 }

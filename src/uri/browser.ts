@@ -13,6 +13,7 @@ import whatwgUrl from 'whatwg-url';
 import { isAscii } from '../encoding/raw-text.ts';
 import { classifyReference, stripAsciiWhitespace } from './reference.ts';
 import { prepareSpecialBase, resolveSimpleReference, simpleReferencePrefix } from './relative-shortcut.ts';
+export { prefixCut } from './relative-shortcut.ts';
 import type { SpecialBaseRecord } from './relative-shortcut.ts';
 import type { Resolution, ResolveOptions, Resolver } from './types.ts';
 
@@ -38,9 +39,9 @@ function shortcutFor(base: string): SpecialBaseRecord | null {
 }
 
 /**
- * The prefix P such that `parseWhatwgUrl(reference, base, encoding)` is P + `reference`, for a plain relative
- * reference against an http(s) base (relative-shortcut.ts; any encoding: such a reference is ASCII), else null.
- * `reference` must be stripped of leading and trailing ASCII whitespace.
+ * The prefix P such that `parseWhatwgUrl(reference, base, encoding)` is P + `reference`.slice(prefixCut()), for a
+ * plain relative reference against an http(s) base (relative-shortcut.ts; any encoding: such a reference is
+ * ASCII), else null. `reference` must be stripped of leading and trailing ASCII whitespace.
  */
 export function whatwgJoinPrefix(reference: string, base: string): string | null {
   const record = shortcutFor(base);

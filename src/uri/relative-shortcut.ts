@@ -115,16 +115,35 @@ function isSimpleReference(reference: string): boolean {
   return true;
 }
 
+/** How many leading units of the reference the last prefix replaces (simpleReferencePrefix); set by skipLeadingDots. */
+let cut = 0;
+/** The directory that follows the origin once the leading "../" and "./" up to `cut` are read. */
+let cutDirectory = '';
+
+/** How many leading units of the reference simpleReferencePrefix's prefix replaces: read right after it. */
+export function prefixCut(): number {
+  return cut;
+}
+
 /**
- * The prefix P such that `reference` designates P + `reference` against `base` (exactly
+ * The prefix P such that `reference` designates P + `reference`.slice(prefixCut()) against `base` (exactly
  * `URL.parse(reference, base.href)?.href`): for a relative path, absolute path, query or fragment without dot
- * segments. Null when the reference is not of that form (the caller resolves it in full). A rewriter then
- * inserts P before the reference as written instead of replacing it.
+ * segments (prefixCut() 0), or whose only dot segments lead the path ("../../x", "./x": prefixCut() is their
+ * length). Null when the reference is not of that form (the caller resolves it in full). A rewriter then
+ * replaces the first prefixCut() units of the reference as written by P instead of replacing it all.
  * `reference` must already be stripped of leading and trailing ASCII whitespace (one that is not returns null).
  */
 export function simpleReferencePrefix(base: SpecialBaseRecord, reference: string): string | null {
+  cut = 0;
   if (!isSimpleReference(reference)) return null;
-  return prefixWithoutDots(base, reference);
+  const prefix = prefixWithoutDots(base, reference);
+  if (prefix !== null) return prefix;
+  skipLeadingDots(base, reference);
+  if (hasDotSegment(reference, cut, pathEnd)) {
+    cut = 0;
+    return null;
+  }
+  return base.origin + cutDirectory;
 }
 
 function prefixWithoutDots(base: SpecialBaseRecord, reference: string): string | null {
@@ -147,23 +166,11 @@ export function resolveSimpleReference(base: SpecialBaseRecord, reference: strin
   if (!isSimpleReference(reference)) return null;
   const prefix = prefixWithoutDots(base, reference);
   if (prefix !== null) return prefix + reference;
-  // https://url.spec.whatwg.org/#path-state, for each segment (the buffer) and what ends it (c): ".." shortens
-  // the path, "." is nothing, and either one last (c not "/") leaves an empty segment behind.
-  const absolute = reference.charCodeAt(0) === Ch.Slash;
-  let directory = absolute ? '/' : base.directory;
-  let i = absolute ? 1 : 0;
-  // Leading "../" and "./" (the usual forms) shorten the directory or do nothing, without splitting it.
-  for (;;) {
-    if (i + 3 <= pathEnd && reference.startsWith('../', i)) {
-      directory = directory.length === 1 ? directory : directory.slice(0, directory.lastIndexOf('/', directory.length - 2) + 1);
-      i += 3;
-    } else if (i + 2 <= pathEnd && reference.startsWith('./', i)) {
-      i += 2;
-    } else {
-      break;
-    }
-  }
+  skipLeadingDots(base, reference);
+  const directory = cutDirectory;
+  const i = cut;
   if (!hasDotSegment(reference, i, pathEnd)) return base.origin + directory + reference.slice(i);
+  // The rest, segment by segment: a "." or ".." last (c not "/") leaves an empty segment behind.
   const path = directory.split('/').slice(1, -1);
   const parts = reference.slice(i, pathEnd).split('/');
   for (let k = 0; k < parts.length; k++) {
@@ -179,6 +186,30 @@ export function resolveSimpleReference(base: SpecialBaseRecord, reference: strin
     }
   }
   return `${base.origin}/${path.join('/')}${reference.slice(pathEnd)}`;
+}
+
+/**
+ * https://url.spec.whatwg.org/#path-state, for each segment (the buffer) and what ends it (c): ".." shortens the
+ * path, "." is nothing. Leading "../" and "./" (the usual forms) shorten the base's directory or do nothing,
+ * without splitting it: sets `cutDirectory` and `cut` (where the rest of the path starts). After "/" (an
+ * absolute path) the directory is "/".
+ */
+function skipLeadingDots(base: SpecialBaseRecord, reference: string): void {
+  const absolute = reference.charCodeAt(0) === Ch.Slash;
+  let directory = absolute ? '/' : base.directory;
+  let i = absolute ? 1 : 0;
+  for (;;) {
+    if (i + 3 <= pathEnd && reference.startsWith('../', i)) {
+      directory = directory.length === 1 ? directory : directory.slice(0, directory.lastIndexOf('/', directory.length - 2) + 1);
+      i += 3;
+    } else if (i + 2 <= pathEnd && reference.startsWith('./', i)) {
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  cutDirectory = directory;
+  cut = i;
 }
 
 /** Whether the "/"-separated path `s[from, to)` holds a "." or ".." segment. */

@@ -5,8 +5,9 @@
  * or "--". The Reencoder copies an unchanged original exactly.
  */
 import { execFileSync } from 'node:child_process';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Base64Decoder, Base64Encoder, QuotedPrintableDecoder, QuotedPrintableEncoder, Reencoder } from '../../src/mime/codec.ts';
+import { Base64Decoder, Base64Encoder, decodeQuotedPrintable, MAX_SEGMENT_BYTES, QuotedPrintableDecoder, QuotedPrintableEncoder, quotedPrintableSegments, Reencoder } from '../../src/mime/codec.ts';
 import type { LineEnding } from '../../src/mime/codec.ts';
 import { CHUNK_SEED, seededRandom } from '../helpers/chunks.ts';
 import { PYTHON } from './differential/harness.ts';
@@ -91,5 +92,48 @@ describe('Reencoder', () => {
       inPieces(random, decoded, (b, final) => (out += r.write(b, final, true)));
       expect(out).toBe(body.toString('latin1'));
     }
+  });
+});
+
+describe('decodeQuotedPrintable (a whole body in one pass)', () => {
+  const segmentwise = (body: Buffer): Buffer => Buffer.concat(new QuotedPrintableDecoder().push(body, true).map((s) => s.decoded));
+  /** Bytes of what quoted-printable decoding turns on: "=", hex digits of either case, whitespace, every line ending. */
+  const qpBytes = fc.array(fc.constantFrom('=', '=3D', '=3d', '=A', '=\r\n', '=\n', '=\r', '= \r\n', ' ', '\t', '\r\n', '\n', '\r', 'a', 'F', '0', 'e', '\u00e9', '\u0000', '<a href=3D"x">'), { maxLength: 80 }).map((a) => Buffer.from(a.join(''), 'latin1'));
+
+  it('the same bytes as the segments of QuotedPrintableDecoder, concatenated (property)', () => {
+    fc.assert(
+      fc.property(qpBytes, (body) => {
+        expect(decodeQuotedPrintable(body)!.equals(segmentwise(body))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('the same on arbitrary bytes (property)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        const body = Buffer.from(bytes);
+        expect(decodeQuotedPrintable(body)!.equals(segmentwise(body))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('quotedPrintableSegments: the segments of QuotedPrintableDecoder, made into one buffer (property)', () => {
+    const plain = (segments: ReturnType<QuotedPrintableDecoder['push']>): unknown[] => segments.map((s) => ({ encoded: s.encoded.toString('latin1'), decoded: s.decoded.toString('latin1'), hardEnd: s.hardEnd, aligned: s.aligned }));
+    fc.assert(
+      fc.property(fc.oneof(qpBytes, fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b))), (body) => {
+        expect(plain(quotedPrintableSegments(body)!)).toEqual(plain(new QuotedPrintableDecoder().push(body, true)));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(quotedPrintableSegments(Buffer.from(`${'a'.repeat(MAX_SEGMENT_BYTES)}=\r\nb`, 'latin1'))).toBeNull();
+  });
+
+  it('a physical line longer than a segment: null (the segments, cut as qpSafeCut says, decide)', () => {
+    const long = Buffer.from(`${'a'.repeat(MAX_SEGMENT_BYTES)}=\r\nb\r\n`, 'latin1');
+    expect(decodeQuotedPrintable(long)).toBeNull();
+    const atLimit = Buffer.from(`${'a'.repeat(MAX_SEGMENT_BYTES - 3)}=\r\nb`, 'latin1');
+    expect(decodeQuotedPrintable(atLimit)!.equals(segmentwise(atLimit))).toBe(true);
   });
 });
