@@ -43,11 +43,11 @@ export interface MetaScanResult {
  * with Chromium's EncodingFromMetaAttributes: `charset`, else `content` with a charset when `http-equiv` is
  * content-type. The first of `charset` / `content` decides.
  */
-function encodingOfMeta(token: Token.TagToken): string | null {
+function encodingOfMeta(attrs: readonly { readonly name: string; readonly value: string }[]): string | null {
   let pragma = false;
   let mode: 'none' | 'charset' | 'pragma' = 'none';
   let charset = '';
-  for (const { name, value } of token.attrs) {
+  for (const { name, value } of attrs) {
     if (name === 'http-equiv') {
       if (value.toLowerCase() === 'content-type') pragma = true;
     } else if (charset === '') {
@@ -100,15 +100,35 @@ function isSpace(c: number): boolean {
   return c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20;
 }
 
-/** Streams bytes (as latin1 text) through the scan; `result` is set once the scan is done. */
-export class MetaCharsetScanner implements TokenHandler {
+/** Where a scan resumes: just past a token (or at 0), as parse5's tokenizer would stand there. */
+export interface ScanStart {
+  /** The offset of the resumption point (the end of the last token, or 0). */
+  readonly base: number;
+  readonly inHead: boolean;
+  /** The tokenizer state there (DATA, or the raw-text state the last start tag switched to). */
+  readonly mode: (typeof TokenizerMode)[keyof typeof TokenizerMode];
+  /** The last start tag's name: what ends RCDATA, RAWTEXT and script data. */
+  readonly lastStartTagName: string;
+}
+
+/**
+ * The scan on parse5's tokenizer, one code point at a time: the reference the fast scan (MetaCharsetScanner) hands
+ * over to for anything it does not decide itself. Offsets are of the whole document (`start.base` added).
+ */
+export class TokenizerMetaScanner implements TokenHandler {
   result: MetaScanResult | null = null;
   private readonly tokenizer: Tokenizer;
-  private inHead = true;
-  private consumed = 0;
+  private readonly base: number;
+  private inHead: boolean;
+  private consumed: number;
 
-  constructor() {
+  constructor(start: ScanStart = { base: 0, inHead: true, mode: TokenizerMode.DATA, lastStartTagName: '' }) {
     this.tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, this);
+    this.tokenizer.state = start.mode;
+    this.tokenizer.lastStartTagName = start.lastStartTagName;
+    this.base = start.base;
+    this.inHead = start.inHead;
+    this.consumed = start.base;
   }
 
   /** Feeds raw (latin1) text; returns the result once known. */
@@ -120,7 +140,7 @@ export class MetaCharsetScanner implements TokenHandler {
 
   /** The offset just past the character the tokenizer is at (the ">" of a tag it emits). */
   private here(): number {
-    return this.tokenizer.preprocessor.offset + 1;
+    return this.base + this.tokenizer.preprocessor.offset + 1;
   }
 
   private after(end: number): void {
@@ -136,7 +156,7 @@ export class MetaCharsetScanner implements TokenHandler {
     if (mode !== undefined && !token.selfClosing) this.tokenizer.state = mode;
     const end = this.here();
     if (name === 'meta') {
-      const encoding = encodingOfMeta(token);
+      const encoding = encodingOfMeta(token.attrs);
       if (encoding !== null) {
         this.result = { encoding, end };
         this.tokenizer.pause();
@@ -163,7 +183,7 @@ export class MetaCharsetScanner implements TokenHandler {
 
   // Chromium checks after every token, text too: a run of text past 1024 bytes, after the head, ends the scan.
   onCharacter(token: Token.CharacterToken): void {
-    if (this.result === null && token.location !== null) this.after(token.location.endOffset);
+    if (this.result === null && token.location !== null) this.after(this.base + token.location.endOffset);
   }
 
   onNullCharacter(token: Token.CharacterToken): void {
@@ -175,4 +195,498 @@ export class MetaCharsetScanner implements TokenHandler {
   }
 
   onEof(): void {}
+}
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const EQ = 0x3d;
+const DQ = 0x22;
+const SQ = 0x27;
+
+function isAsciiAlpha(c: number): boolean {
+  return (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
+}
+
+/** The tag the fast scan read: its name (ASCII-lowercased) and, for a `<meta>`, its attributes. */
+interface FastTag {
+  end: number;
+  name: string;
+  selfClosing: boolean;
+  attrs: { name: string; value: string }[];
+}
+
+/** The attributes of the one start tag `tag` (`<` to `>`), as parse5's tokenizer reads them. */
+function attributesOf(tag: string): Token.Attribute[] {
+  let attrs: Token.Attribute[] = [];
+  const handler = {
+    onStartTag(token: Token.TagToken): void {
+      attrs = token.attrs;
+    },
+  } as unknown as TokenHandler;
+  // Not the last chunk: the tag is emitted at its ">", and nothing else (no EOF) is.
+  new Tokenizer({ sourceCodeLocationInfo: false }, handler).write(tag, false);
+  return attrs;
+}
+
+/** Why a fast step stopped without a token: more input is needed, or the construct is left to parse5. */
+const MORE = -1;
+const HAND_OVER = -2;
+/**
+ * The most input held since the last token (text, or a construct not finished yet): each write appends to it and
+ * the next search flattens it, so past this parse5 reads on instead.
+ */
+const HELD_CHARS = 256 * 1024;
+/** The longest unfinished script text with `<!--` the fast scan reads again when more input comes. */
+const ESCAPED_SCRIPT_REREAD_CHARS = 64 * 1024;
+
+/**
+ * Streams bytes (as latin1 text) through the scan; `result` is set once the scan is done.
+ *
+ * The same scan as TokenizerMetaScanner (which, a code point at a time, took 5–7% of the stream's CPU profile
+ * on real pages; docs/performance.md): tags, comments, doctypes and the raw text of script, style and title are found with
+ * indexOf and short loops over the tokenizer states they go through
+ * (https://html.spec.whatwg.org/multipage/parsing.html#tag-open-state and following). Text is skipped: it only
+ * counts once a tag outside the head has been seen. Exact by construction: at the first construct it does not
+ * read itself (a tag outside the head that ends before byte 1024, plaintext, `</>`, the end of input, more than
+ * HELD_CHARS since the last token), the scan goes on in TokenizerMetaScanner from the end of the
+ * last token, where parse5's tokenizer holds nothing but its state and the last start tag's name.
+ */
+export class MetaCharsetScanner {
+  result: MetaScanResult | null = null;
+  private delegate: TokenizerMetaScanner | null = null;
+  /** The input not yet consumed by a token: `buf[0]` is at offset `bufStart` (the end of the last token). */
+  private buf = '';
+  private bufStart = 0;
+  /** The raw-text state after the last start tag (DATA outside raw text), and that tag's name. */
+  private mode: (typeof TokenizerMode)[keyof typeof TokenizerMode] = TokenizerMode.DATA;
+  private lastStartTagName = '';
+  /** Where the data state looks for the next "<" (index in buf): the construct left unfinished, or the end. */
+  private textFrom = 0;
+  /** Where the search for the end of that construct (or of raw text) resumes once more input has come. */
+  private hint = 0;
+  /** Set when a tag outside the head ended before byte 1024: parse5 reads on from there. */
+  private outsideHead = false;
+  private readonly tag: FastTag = { end: 0, name: '', selfClosing: false, attrs: [] };
+
+  /** Feeds raw (latin1) text; returns the result once known. */
+  write(raw: string, last: boolean): MetaScanResult | null {
+    if (this.result !== null) return this.result;
+    let delegate = this.delegate;
+    if (delegate === null) {
+      this.buf = this.buf.length === 0 ? raw : this.buf + raw;
+      delegate = this.scan();
+      if (delegate === null) {
+        if (this.result !== null || (!last && this.buf.length <= HELD_CHARS)) return this.result;
+        delegate = this.handOver();
+      }
+      raw = this.buf;
+      this.buf = '';
+    }
+    this.result = delegate.write(raw, last);
+    return this.result;
+  }
+
+  /** Continues in parse5's tokenizer from the end of the last token (the scan is still in the head there). */
+  private handOver(inHead = true): TokenizerMetaScanner {
+    this.delegate = new TokenizerMetaScanner({ base: this.bufStart, inHead, mode: this.mode, lastStartTagName: this.lastStartTagName });
+    return this.delegate;
+  }
+
+  /** Consumes tokens from `buf` until the scan decides, more input is needed, or parse5 takes over (returned). */
+  private scan(): TokenizerMetaScanner | null {
+    for (;;) {
+      const end = this.mode === TokenizerMode.DATA ? this.data() : this.rawText();
+      if (end === MORE) return null;
+      if (end === HAND_OVER) return this.handOver();
+      // A token ended at `end`: `buf` now starts there.
+      this.buf = this.buf.slice(end - this.bufStart);
+      this.bufStart = end;
+      this.textFrom = 0;
+      this.hint = 0;
+      if (this.result !== null) return null;
+      if (this.outsideHead) return this.handOver(false);
+    }
+  }
+
+  /** The data state: the next token's end (after the tag's effects), MORE or HAND_OVER. */
+  private data(): number {
+    const buf = this.buf;
+    let lt = buf.indexOf('<', this.textFrom);
+    for (;;) {
+      if (lt === -1 || lt + 1 >= buf.length) {
+        // Text is not a token the fast scan needs (in the head it changes nothing but the end reported at EOF).
+        this.textFrom = lt === -1 ? buf.length : lt;
+        return MORE;
+      }
+      const c = buf.charCodeAt(lt + 1);
+      if (isAsciiAlpha(c)) return this.startTag(lt);
+      if (c === SLASH) {
+        if (lt + 2 >= buf.length) break;
+        const d = buf.charCodeAt(lt + 2);
+        if (isAsciiAlpha(d)) return this.endTag(lt);
+        if (d === GT) return HAND_OVER; // `</>`: no token, and text on either side is one token.
+        return this.toGt(lt, lt + 2); // bogus comment
+      }
+      if (c === 0x21) return this.markupDeclaration(lt);
+      if (c === 0x3f) return this.toGt(lt, lt + 2); // `<?`: bogus comment
+      lt = buf.indexOf('<', lt + 1); // a "<" that is text
+    }
+    return this.more(lt);
+  }
+
+  /** https://html.spec.whatwg.org/multipage/parsing.html#markup-declaration-open-state */
+  private markupDeclaration(lt: number): number {
+    const buf = this.buf;
+    const at = lt + 2;
+    if (buf.length < at + 2) return this.more(lt);
+    if (buf.startsWith('--', at)) return this.comment(lt, at + 2);
+    if (buf.length < at + 7) {
+      // Not enough to tell a doctype from a bogus comment.
+      if ('doctype'.startsWith(buf.slice(at).toLowerCase())) return this.more(lt);
+    } else if (buf.slice(at, at + 7).toLowerCase() === 'doctype') {
+      // Every doctype state ends the doctype at ">".
+      return this.toGt(lt, at + 7);
+    }
+    return this.toGt(lt, at); // bogus comment (CDATA too, outside foreign content)
+  }
+
+  /**
+   * https://html.spec.whatwg.org/multipage/parsing.html#comment-start-state: `<!-->` and `<!--->` end at once;
+   * else the comment ends at the first `-->` or `--!>` after `<!--` (the only ways into the comment end state).
+   */
+  private comment(lt: number, s: number): number {
+    const buf = this.buf;
+    if (buf.length < s + 2) return this.more(lt);
+    if (buf.charCodeAt(s) === GT) return this.token(s + 1);
+    if (buf.charCodeAt(s) === 0x2d && buf.charCodeAt(s + 1) === GT) return this.token(s + 2);
+    let i = Math.max(s, this.hint - 3);
+    for (;;) {
+      i = buf.indexOf('--', i);
+      if (i === -1 || i + 3 >= buf.length) return this.more(lt, i === -1 ? buf.length : i);
+      if (buf.charCodeAt(i + 2) === GT) return this.token(i + 3);
+      if (buf.charCodeAt(i + 2) === 0x21 && buf.charCodeAt(i + 3) === GT) return this.token(i + 4);
+      i++;
+    }
+  }
+
+  /** A comment or doctype ends at the first ">" from `from`. */
+  private toGt(lt: number, from: number): number {
+    const gt = this.buf.indexOf('>', Math.max(from, this.hint));
+    if (gt === -1) return this.more(lt, this.buf.length);
+    return this.token(gt + 1);
+  }
+
+  /** A comment or a doctype ended at `end` (buf index). */
+  private token(end: number): number {
+    return this.bufStart + end;
+  }
+
+  /** The construct at buf[lt] is unfinished: wait for more input (its end is searched for from `hint`). */
+  private more(lt: number, hint = lt): number {
+    this.textFrom = lt;
+    this.hint = hint;
+    return MORE;
+  }
+
+  /** A start tag at buf[lt]: Chromium's CheckForMetaCharset step for it (TokenizerMetaScanner.onStartTag). */
+  private startTag(lt: number): number {
+    const tag = this.tag;
+    const r = this.readTag(lt + 1);
+    if (r !== 0) return r === MORE ? this.more(lt) : HAND_OVER;
+    const name = tag.name;
+    const end = this.bufStart + tag.end;
+    if (!tag.selfClosing) {
+      const mode = STATE_FOR[name];
+      if (mode !== undefined) this.mode = mode;
+    }
+    this.lastStartTagName = name;
+    if (name === 'meta') {
+      const encoding = encodingOfMeta(tag.attrs);
+      if (encoding !== null) {
+        this.result = { encoding, end };
+        return end;
+      }
+    }
+    if (!HEAD_TAGS.has(name) && name !== 'html' && name !== 'head') return this.leftHead(end);
+    return end;
+  }
+
+  /** An end tag at buf[lt] (in raw text, only the one that ends it). */
+  private endTag(lt: number): number {
+    const r = this.readTag(lt + 2);
+    if (r !== 0) return r === MORE ? this.more(lt) : HAND_OVER;
+    this.mode = TokenizerMode.DATA;
+    const end = this.bufStart + this.tag.end;
+    return HEAD_TAGS.has(this.tag.name) ? end : this.leftHead(end);
+  }
+
+  /**
+   * A tag that cannot be in a head ended at `end`: the scan stops there if 1024 bytes have been read, else every
+   * later token counts (text too), and parse5's tokenizer reads them from here.
+   */
+  private leftHead(end: number): number {
+    if (end >= CHECK_UNCONDITIONALLY_BYTES) this.result = { encoding: null, end };
+    else this.outsideHead = true;
+    return end;
+  }
+
+  /**
+   * Reads a tag from its name at buf[from] to its ">" into `this.tag`, through the tag name, attribute and
+   * self-closing states (https://html.spec.whatwg.org/multipage/parsing.html#tag-name-state and following).
+   * Returns 0 or MORE.
+   */
+  private readTag(from: number): number {
+    const buf = this.buf;
+    const n = buf.length;
+    const tag = this.tag;
+    let i = from;
+    while (i < n) {
+      const c = buf.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === GT) break;
+      i++;
+    }
+    if (i >= n) return MORE;
+    // ASCII letters lowered (toLowerCase lowers latin1 letters too, and no name with those is one we look at);
+    // NUL read as U+FFFD.
+    let name = buf.slice(from, i).toLowerCase();
+    if (name.includes('\0')) name = name.replaceAll('\0', '\ufffd');
+    tag.name = name;
+    tag.selfClosing = false;
+    const collect = name === 'meta' && buf.charCodeAt(from - 1) !== SLASH;
+    const attrs: { name: string; value: string }[] = [];
+    tag.attrs = attrs;
+    // The attribute states, with the self-closing start tag state as `slash`.
+    let slash = false;
+    for (;;) {
+      if (i >= n) return MORE;
+      let c = buf.charCodeAt(i);
+      if (slash) {
+        slash = false;
+        if (c === GT) {
+          tag.selfClosing = true;
+          tag.end = i + 1;
+          break;
+        }
+        // else: reconsume in the before attribute name state
+      }
+      // before attribute name
+      if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d) {
+        i++;
+        continue;
+      }
+      if (c === SLASH) {
+        slash = true;
+        i++;
+        continue;
+      }
+      if (c === GT) {
+        tag.end = i + 1;
+        break;
+      }
+      // attribute name: "=" may start it; it ends at whitespace, "/", ">" or "=".
+      const nameStart = i;
+      i++;
+      while (i < n) {
+        c = buf.charCodeAt(i);
+        if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === GT || c === EQ) break;
+        i++;
+      }
+      if (i >= n) return MORE;
+      let attr: { name: string; value: string } | null = null;
+      if (collect) {
+        const attrName = buf.slice(nameStart, i);
+        const lower = attrName.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+        // A duplicate attribute is dropped (the first one counts).
+        if (!attrs.some((a) => a.name === lower)) {
+          attr = { name: lower, value: '' };
+          attrs.push(attr);
+        }
+      }
+      // after attribute name
+      while (i < n && (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d)) c = buf.charCodeAt(++i);
+      if (i >= n) return MORE;
+      if (c !== EQ) continue; // "/", ">" or the next attribute's name: the before attribute name state reads it
+      i++;
+      // before attribute value
+      while (i < n) {
+        c = buf.charCodeAt(i);
+        if (!(c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d)) break;
+        i++;
+      }
+      if (i >= n) return MORE;
+      if (c === GT) {
+        tag.end = i + 1;
+        break;
+      }
+      let valueStart: number;
+      let valueEnd: number;
+      if (c === DQ || c === SQ) {
+        valueStart = i + 1;
+        valueEnd = buf.indexOf(c === DQ ? '"' : "'", valueStart);
+        if (valueEnd === -1) return MORE;
+        i = valueEnd + 1;
+        // after attribute value (quoted): whitespace, "/" and ">" are read by the before attribute name state,
+        // anything else is reconsumed there too.
+      } else {
+        valueStart = i;
+        while (i < n) {
+          c = buf.charCodeAt(i);
+          if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === GT) break;
+          i++;
+        }
+        if (i >= n) return MORE;
+        valueEnd = i;
+      }
+      if (attr !== null) attr.value = buf.slice(valueStart, valueEnd);
+    }
+    // Character references, NUL and CR (newline normalization) in a <meta>: its attributes as parse5 reads them.
+    if (collect && /[\0\r&]/.test(buf.slice(from, tag.end))) tag.attrs = attributesOf(buf.slice(from - 1, tag.end));
+    return 0;
+  }
+
+  /**
+   * RCDATA, RAWTEXT or script data after the start tag `lastStartTagName`: the text ends at `</name` followed by
+   * whitespace, "/" or ">" (https://html.spec.whatwg.org/multipage/parsing.html#rawtext-end-tag-name-state).
+   * Plaintext is left to parse5.
+   */
+  private rawText(): number {
+    if (this.mode === TokenizerMode.PLAINTEXT) return HAND_OVER;
+    const buf = this.buf;
+    const name = this.lastStartTagName;
+    let i = this.hint;
+    for (;;) {
+      i = buf.indexOf('</', i);
+      if (i === -1 || i + 2 + name.length >= buf.length) break;
+      if (buf.slice(i + 2, i + 2 + name.length).toLowerCase() === name) {
+        const c = buf.charCodeAt(i + 2 + name.length);
+        if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === GT) {
+          if (this.mode === TokenizerMode.SCRIPT_DATA) {
+            const open = buf.indexOf('<!--');
+            if (open !== -1 && open < i) return this.escapedScript();
+          }
+          return this.endTag(i);
+        }
+      }
+      i += 2;
+    }
+    if (this.mode === TokenizerMode.SCRIPT_DATA && buf.includes('<!--')) return this.escapedScript();
+    return this.more(0, i === -1 ? Math.max(0, buf.length - 1) : i);
+  }
+
+  /**
+   * Script text with `<!--`: its end, read through the escaped states (scriptDataEnd), or MORE. The text is read
+   * again from its start when more comes: past ESCAPED_SCRIPT_REREAD_CHARS parse5 reads it instead.
+   */
+  private escapedScript(): number {
+    const end = scriptDataEnd(this.buf);
+    if (end !== -1) return this.endTag(end);
+    return this.buf.length > ESCAPED_SCRIPT_REREAD_CHARS ? HAND_OVER : this.more(0, 0);
+  }
+}
+
+/** Whitespace, "/" or ">": what ends a tag name. */
+function isTagEnd(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === GT;
+}
+
+/**
+ * Script data that holds `<!--`, from its first character: the index of the `</script` that ends it, or -1 if
+ * the input ends first. The script data, escaped and double escaped states
+ * (https://html.spec.whatwg.org/multipage/parsing.html#script-data-state and following); only "<", "-" and ">"
+ * move between them (NUL and CR do not).
+ */
+function scriptDataEnd(buf: string): number {
+  const n = buf.length;
+  const SCRIPT_DATA = 0;
+  const ESCAPED = 1;
+  const DOUBLE_ESCAPED = 2;
+  let state = SCRIPT_DATA;
+  // The dashes just read in an escaped state: 1 is the "dash" state, 2 the "dash dash" state.
+  let dashes = 0;
+  let i = 0;
+  while (i < n) {
+    if (state === SCRIPT_DATA) {
+      const lt = buf.indexOf('<', i);
+      if (lt === -1 || lt + 1 >= n) return -1;
+      const c = buf.charCodeAt(lt + 1);
+      if (c === SLASH) {
+        // script data end tag open / name: an appropriate end tag ends the script, else back to script data.
+        if (lt + 8 >= n) return -1;
+        if (buf.slice(lt + 2, lt + 8).toLowerCase() === 'script' && isTagEnd(buf.charCodeAt(lt + 8))) return lt;
+        i = lt + 2;
+      } else if (c === 0x21) {
+        // script data escape start (dash): "<!--" enters the escaped dash dash state.
+        if (lt + 3 >= n) return -1;
+        if (buf.charCodeAt(lt + 2) === 0x2d && buf.charCodeAt(lt + 3) === 0x2d) {
+          state = ESCAPED;
+          dashes = 2;
+          i = lt + 4;
+        } else {
+          i = lt + 2;
+        }
+      } else {
+        i = lt + 1;
+      }
+      continue;
+    }
+    const c = buf.charCodeAt(i);
+    if (c === 0x2d) {
+      if (dashes < 2) dashes++;
+      i++;
+      continue;
+    }
+    if (c === GT && dashes === 2) {
+      state = SCRIPT_DATA;
+      dashes = 0;
+      i++;
+      continue;
+    }
+    dashes = 0;
+    if (c !== LT) {
+      i++;
+      continue;
+    }
+    // The escaped / double escaped less-than sign state.
+    if (i + 1 >= n) return -1;
+    const d = buf.charCodeAt(i + 1);
+    if (state === ESCAPED) {
+      if (d === SLASH) {
+        // escaped end tag open / name: letters, then an appropriate end tag ends the script; anything else is
+        // reconsumed in the escaped state.
+        let j = i + 2;
+        while (j < n && isAsciiAlpha(buf.charCodeAt(j))) j++;
+        if (j >= n) return -1;
+        if (j > i + 2 && isTagEnd(buf.charCodeAt(j)) && buf.slice(i + 2, j).toLowerCase() === 'script') return i;
+        i = j > i + 2 ? j : i + 1;
+      } else if (isAsciiAlpha(d)) {
+        // script data double escape start: "script" and whitespace, "/" or ">" (consumed) double-escape.
+        let j = i + 1;
+        while (j < n && isAsciiAlpha(buf.charCodeAt(j))) j++;
+        if (j >= n) return -1;
+        if (isTagEnd(buf.charCodeAt(j))) {
+          if (buf.slice(i + 1, j).toLowerCase() === 'script') state = DOUBLE_ESCAPED;
+          i = j + 1;
+        } else {
+          i = j;
+        }
+      } else {
+        i++;
+      }
+    } else if (d === SLASH) {
+      // script data double escape end: "</script" and whitespace, "/" or ">" (consumed) back to escaped.
+      let j = i + 2;
+      while (j < n && isAsciiAlpha(buf.charCodeAt(j))) j++;
+      if (j >= n) return -1;
+      if (isTagEnd(buf.charCodeAt(j))) {
+        if (buf.slice(i + 2, j).toLowerCase() === 'script') state = ESCAPED;
+        i = j + 1;
+      } else {
+        i = j;
+      }
+    } else {
+      i++;
+    }
+  }
+  return -1;
 }
