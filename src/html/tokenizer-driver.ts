@@ -1077,19 +1077,24 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
     return true;
   }
 
-  override onComment(token: Token.CommentToken): void {
-    if (this.inToken) {
-      super.onComment(token);
-      return;
-    }
+  /** A comment or doctype: it changes no stack, so the simulator only notes it; parse5 runs it when it leads. */
+  private otherToken(parse5: () => void): void {
     if (this.simulating) {
       this.simulator!.other();
       this.exposeSimulatorState();
     } else {
       this.inToken = true;
-      super.onComment(token);
+      parse5();
       this.inToken = false;
     }
+  }
+
+  override onComment(token: Token.CommentToken): void {
+    if (this.inToken) {
+      super.onComment(token);
+      return;
+    }
+    this.otherToken(() => super.onComment(token));
     this.handler.onComment(token);
   }
 
@@ -1098,14 +1103,7 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
       super.onDoctype(token);
       return;
     }
-    if (this.simulating) {
-      this.simulator!.other();
-      this.exposeSimulatorState();
-    } else {
-      this.inToken = true;
-      super.onDoctype(token);
-      this.inToken = false;
-    }
+    this.otherToken(() => super.onDoctype(token));
     this.handler.onDoctype(token);
   }
 

@@ -1,7 +1,7 @@
 /**
  * HTML pulled out of the shared corpus (../shared/corpus): text/html bodies of web archive records and text/html
- * parts of mail and MHTML (quoted-printable and base64 decoded), as latin1 text. The same extraction as the fast
- * tokenizer's fuzzer (src/html/fast-tokenizer.fuzz.test.ts), shared here for the tree simulator's tests.
+ * parts of mail and MHTML (quoted-printable and base64 decoded), as latin1 text. Used by the fast tokenizer's fuzzer
+ * (src/html/fast-tokenizer.fuzz.test.ts) and the tree simulator's tests.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
