@@ -24,6 +24,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { SAXParser } from 'parse5-sax-parser';
 import { createHtmlRewriter } from '../dist/html/stream.js';
 import { htmlparser2Rewrite } from './htmlparser2-rewriter.ts';
+import { BENCH_BASE, rewritePass } from './rewrite-pass.ts';
 
 const [engine, repeatArg, ...files] = isMainThread ? process.argv.slice(2) : (workerData as string[]);
 const repeat = Number(repeatArg);
@@ -40,22 +41,9 @@ async function saxPass(doc: Buffer): Promise<void> {
   });
 }
 
-/** The stream, output collected (as lxml's serialization is). */
-async function absolutizePass(doc: Buffer): Promise<void> {
-  const stream = createHtmlRewriter({ retrieval: { url: 'https://example.com/a/b/page.html' } });
-  const out: Buffer[] = [];
-  stream.on('data', (c: Buffer) => out.push(c));
-  await new Promise<void>((resolve, reject) => {
-    stream.on('end', resolve);
-    stream.on('error', reject);
-    stream.end(doc);
-  });
-  Buffer.concat(out);
-}
-
 /** The peer a user would write: htmlparser2's Parser, URL attributes made absolute, the document serialized again. */
 function htmlparser2Pass(doc: Buffer): void {
-  htmlparser2Rewrite(doc.toString('utf8'), 'https://example.com/a/b/page.html');
+  htmlparser2Rewrite(doc.toString('utf8'), BENCH_BASE);
 }
 
 async function pass(engine: string): Promise<number> {
@@ -63,7 +51,7 @@ async function pass(engine: string): Promise<number> {
   for (const doc of docs) {
     if (engine === 'sax') await saxPass(doc);
     else if (engine === 'htmlparser2') htmlparser2Pass(doc);
-    else await absolutizePass(doc);
+    else await rewritePass(createHtmlRewriter, doc);
   }
   return (performance.now() - t0) / 1000;
 }

@@ -7,6 +7,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { rewritePass } from './rewrite-pass.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = process.env['DIST'] ?? `${root}dist/`;
@@ -43,16 +44,7 @@ async function pass(): Promise<void> {
     }
     return;
   }
-  for (const doc of files) {
-    const stream = createHtmlRewriter({ retrieval: { url: 'https://example.com/a/b/page.html' } });
-    const out: Buffer[] = [];
-    stream.on('data', (c: Buffer) => out.push(c));
-    await new Promise<void>((resolve, reject) => {
-      stream.on('end', resolve);
-      stream.on('error', reject);
-      stream.end(doc);
-    });
-  }
+  for (const doc of files) await rewritePass(createHtmlRewriter, doc);
 }
 
 let best = Infinity;

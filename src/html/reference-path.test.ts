@@ -7,8 +7,8 @@
  * listener, in legacy encodings, whole and in random chunks.
  */
 import fc from 'fast-check';
-import whatwgUrl from 'whatwg-url';
 import { describe, expect, it } from 'vitest';
+import { parseWithoutShortcut } from '../../test/helpers/url-oracle.ts';
 import { browserResolver } from '../uri/browser.ts';
 import { stripAsciiWhitespace } from '../uri/reference.ts';
 import type { Resolver } from '../uri/types.ts';
@@ -17,16 +17,6 @@ import { chunkings } from '../../test/helpers/chunks.ts';
 import { createHtmlRewriter, transformWhole } from './stream.ts';
 import type { HtmlStreamOptions } from './stream.ts';
 import type { ReferenceRecord } from './rewriter.ts';
-
-/** The URL parser alone, as parseWhatwgUrl was before the shortcut. */
-function parseWithoutShortcut(input: string, base: string, encoding: string | undefined): string | null {
-  const utf8 = encoding === undefined || ['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8'].includes(encoding.trim().toLowerCase());
-  if (utf8 || /^[\x00-\x7f]*$/.test(input)) return URL.parse(input, base)?.href ?? null;
-  const baseURL = whatwgUrl.parseURL(base);
-  if (baseURL === null) return null;
-  const url = whatwgUrl.parseURL(input, { baseURL, encoding: encoding!.trim().toLowerCase() });
-  return url === null ? null : whatwgUrl.serializeURL(url);
-}
 
 /** A resolver named "browser" that is not browserResolver: the policy takes no shortcut with it. */
 const parserOnly: Resolver = {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import whatwgUrl from 'whatwg-url';
 import { describe, expect, it } from 'vitest';
+import { parseWithoutShortcut } from '../../test/helpers/url-oracle.ts';
 import { browserResolver, parseWhatwgUrl, whatwgJoinPrefix } from './browser.ts';
 import { stripAsciiWhitespace } from './reference.ts';
 import { prefixCut, prepareSpecialBase, resolveSimpleReference, simpleReferencePrefix } from './relative-shortcut.ts';
@@ -148,12 +149,3 @@ describe('the plain-reference shortcut (relative-shortcut.ts)', () => {
   });
 });
 
-/** parseWhatwgUrl as it was before the shortcut. */
-function parseWithoutShortcut(input: string, base: string, encoding: string | undefined): string | null {
-  const utf8 = encoding === undefined || ['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8'].includes(encoding.trim().toLowerCase());
-  if (utf8 || /^[\x00-\x7f]*$/.test(input)) return URL.parse(input, base)?.href ?? null;
-  const baseURL = whatwgUrl.parseURL(base);
-  if (baseURL === null) return null;
-  const url = whatwgUrl.parseURL(input, { baseURL, encoding: encoding!.trim().toLowerCase() });
-  return url === null ? null : whatwgUrl.serializeURL(url);
-}
