@@ -466,7 +466,7 @@ export class MimePartRewriter implements ScanHandler {
     }
     if (count === 0 || rewritten.equals(decoded)) return null;
     this.stats.rewritten += count;
-    return encodeBody(rewritten, held.encoding, original);
+    return encodeBody(rewritten, held.encoding, original, body.lines);
   }
 
   /**

@@ -5,8 +5,8 @@
  * was rewritten. base64 is validated with libbase64's alphabet rules before it is decoded.
  */
 import libbase64 from 'libbase64';
-import { Base64Decoder, decodeQuotedPrintable, lineEndingOf, QuotedPrintableDecoder, quotedPrintableSegments, Reencoder } from './codec.ts';
-import type { EncodedStyle, Segment } from './codec.ts';
+import { Base64Decoder, decodeQuotedPrintableLines, lineEndingOf, QuotedPrintableDecoder, quotedPrintableSegments, reencodeQuotedPrintable, Reencoder } from './codec.ts';
+import type { EncodedStyle, QuotedPrintableLines, Segment } from './codec.ts';
 
 export type TransferEncoding = '7bit' | '8bit' | 'binary' | 'base64' | 'quoted-printable';
 
@@ -40,36 +40,53 @@ function segmentsOf(encoded: Buffer, encoding: 'base64' | 'quoted-printable'): S
   return quotedPrintableSegments(encoded) ?? new QuotedPrintableDecoder().push(encoded, true);
 }
 
+/** A decoded body; `lines`: a quoted-printable body's segment ends, for `encodeBody` (null: none kept). */
+export interface DecodedBody {
+  readonly decoded: Buffer;
+  readonly padded: boolean;
+  readonly lines: QuotedPrintableLines | null;
+}
+
 /**
  * Decodes a body. Returns null when the encoded bytes are not valid in that encoding, so that the part passes
  * through unchanged: base64 with characters outside its alphabet, or with 4k+1 characters (no padding can make
  * that whole; Python's email then gives up too). A final quantum short of padding is decoded as if padded
  * (Python does the same) and reported in `padded`.
  */
-export function decodeBody(encoded: Buffer, encoding: TransferEncoding): { readonly decoded: Buffer; readonly padded: boolean } | null {
+export function decodeBody(encoded: Buffer, encoding: TransferEncoding): DecodedBody | null {
   switch (encoding) {
     case 'base64': {
       const text = encoded.toString('latin1');
       if (/[^A-Za-z0-9+/=\s]/.test(text)) return null;
       const length = text.replace(/\s+/g, '').length;
       if (length % 4 === 1) return null;
-      return { decoded: Buffer.from(libbase64.decode(text)), padded: length % 4 !== 0 };
+      return { decoded: Buffer.from(libbase64.decode(text)), padded: length % 4 !== 0, lines: null };
     }
-    case 'quoted-printable':
-      // One pass into one buffer; the segments (a buffer per line) are made only if the part changes (encodeBody).
-      return { decoded: decodeQuotedPrintable(encoded) ?? Buffer.concat(segmentsOf(encoded, 'quoted-printable').map((s) => s.decoded)), padded: false };
+    case 'quoted-printable': {
+      // One pass into one buffer, noting where each segment ends; segment objects (a buffer per line) are made
+      // only for a body with a line longer than a segment.
+      const lines = decodeQuotedPrintableLines(encoded);
+      if (lines !== null) return { decoded: lines.decoded, padded: false, lines };
+      return { decoded: Buffer.concat(segmentsOf(encoded, 'quoted-printable').map((s) => s.decoded)), padded: false, lines: null };
+    }
     default:
-      return { decoded: encoded, padded: false };
+      return { decoded: encoded, padded: false, lines: null };
   }
 }
 
 /**
  * Encodes rewritten bytes as the original body was encoded (`Reencoder`): every segment of the original whose
  * text did not change is copied as it was, soft line breaks included; the rest is encoded afresh in the
- * original's line style.
+ * original's line style. `lines`: what `decodeBody` noted of the original (quoted-printable), which spares
+ * making its segments again (`reencodeQuotedPrintable`, the same bytes).
  */
-export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original: Buffer): Buffer {
+export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original: Buffer, lines: QuotedPrintableLines | null = null): Buffer {
   if (encoding !== 'base64' && encoding !== 'quoted-printable') return decoded;
+  if (encoding === 'quoted-printable' && lines !== null && lines.body === original) {
+    const first = lines.count === 0 ? undefined : original.subarray(0, lines.lines[0]);
+    const eol = first === undefined ? null : lineEndingOf(first, true);
+    return reencodeQuotedPrintable(lines, decoded, eol ?? '\r\n', endsWithLineEnding(original));
+  }
   const segments = segmentsOf(original, encoding);
   const reencoder = new Reencoder(encoding, encodedStyleOf(segments[0]));
   reencoder.addSegments(segments);

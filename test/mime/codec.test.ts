@@ -7,7 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Base64Decoder, Base64Encoder, decodeQuotedPrintable, MAX_SEGMENT_BYTES, QuotedPrintableDecoder, QuotedPrintableEncoder, quotedPrintableSegments, Reencoder } from '../../src/mime/codec.ts';
+import { Base64Decoder, Base64Encoder, decodeQuotedPrintable, decodeQuotedPrintableLines, MAX_SEGMENT_BYTES, QuotedPrintableDecoder, QuotedPrintableEncoder, quotedPrintableSegments, reencodeQuotedPrintable, Reencoder } from '../../src/mime/codec.ts';
+import { encodedStyleOf, endsWithLineEnding } from '../../src/mime/transfer-encoding.ts';
 import type { LineEnding } from '../../src/mime/codec.ts';
 import { CHUNK_SEED, seededRandom } from '../helpers/chunks.ts';
 import { PYTHON } from './differential/harness.ts';
@@ -135,5 +136,66 @@ describe('decodeQuotedPrintable (a whole body in one pass)', () => {
     expect(decodeQuotedPrintable(long)).toBeNull();
     const atLimit = Buffer.from(`${'a'.repeat(MAX_SEGMENT_BYTES - 3)}=\r\nb`, 'latin1');
     expect(decodeQuotedPrintable(atLimit)!.equals(segmentwise(atLimit))).toBe(true);
+  });
+});
+
+describe('reencodeQuotedPrintable (a whole body, segments as numbers)', () => {
+  /** Bodies rich in line endings of every kind, soft line breaks, "=XX", whitespace before line ends. */
+  const qpBody = fc.array(fc.constantFrom('=', '=3D', '=3d', '=A', '=\r\n', '=\n', '=\r', '= \r\n', ' ', '\t', '\r\n', '\n', '\r', 'a', 'F', 'From ', '--', '0', '\u00e9', '<a href=3D"x">', 'url(y)'), { maxLength: 60 }).map((a) => Buffer.from(a.join(''), 'latin1'));
+  /** What a rewrite does to decoded text: replaces a few ranges by other bytes (longer, shorter, with line endings). */
+  const edits = fc.array(fc.record({ at: fc.nat(), length: fc.nat({ max: 8 }), by: fc.constantFrom('', 'http://example.org/a', 'x', '\r\n', '\n', 'From x', '--', ' ', '=', '\u00e9\t') }), { maxLength: 4 });
+
+  const apply = (decoded: Buffer, list: Array<{ at: number; length: number; by: string }>): Buffer => {
+    let s = decoded.toString('latin1');
+    for (const e of list) {
+      const at = s.length === 0 ? 0 : e.at % (s.length + 1);
+      s = s.slice(0, at) + e.by + s.slice(at + e.length);
+    }
+    return Buffer.from(s, 'latin1');
+  };
+
+  /** What encodeBody wrote before: the Reencoder over the segments of the whole original. */
+  const bySegments = (original: Buffer, rewritten: Buffer): Buffer => {
+    const segments = quotedPrintableSegments(original)!;
+    const r = new Reencoder('quoted-printable', encodedStyleOf(segments[0]));
+    r.addSegments(segments);
+    return r.writeBytes(rewritten, true, endsWithLineEnding(original));
+  };
+
+  it('writes what the Reencoder writes over the segments, for random bodies and rewrites (property)', () => {
+    fc.assert(
+      fc.property(fc.oneof(qpBody, fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b))), edits, (original, list) => {
+        const lines = decodeQuotedPrintableLines(original)!;
+        expect(lines.decoded.equals(decodeQuotedPrintable(original)!)).toBe(true);
+        const rewritten = apply(lines.decoded, list);
+        const style = encodedStyleOf(quotedPrintableSegments(original)![0]);
+        const ours = reencodeQuotedPrintable(lines, rewritten, style.eol, endsWithLineEnding(original));
+        expect(ours.toString('latin1')).toBe(bySegments(original, rewritten).toString('latin1'));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('the segment ends are those of quotedPrintableSegments (property)', () => {
+    fc.assert(
+      fc.property(fc.oneof(qpBody, fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b))), (body) => {
+        const lines = decodeQuotedPrintableLines(body)!;
+        const segments = quotedPrintableSegments(body)!;
+        const ends: Array<[number, number, boolean]> = [];
+        for (let k = 0; k < lines.count; k++) ends.push([lines.lines[3 * k]!, lines.lines[3 * k + 1]!, lines.lines[3 * k + 2] === 1]);
+        let e = 0;
+        let d = 0;
+        expect(ends).toEqual(segments.map((s) => [(e += s.encoded.length), (d += s.decoded.length), s.hardEnd]));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('long equal runs and an unchanged body: copied as they were', () => {
+    const body = Buffer.from(`${'<p>x=3D1 y</p>=\r\n'.repeat(5000)}end\r\n`, 'latin1');
+    const lines = decodeQuotedPrintableLines(body)!;
+    expect(reencodeQuotedPrintable(lines, lines.decoded, '\r\n', true).equals(body)).toBe(true);
+    const changed = Buffer.from(lines.decoded.toString('latin1').replace('end', 'END'), 'latin1');
+    expect(reencodeQuotedPrintable(lines, changed, '\r\n', true).toString('latin1')).toBe(bySegments(body, changed).toString('latin1'));
   });
 });
