@@ -27,6 +27,12 @@ describe('appendDecodedRun: the raw offset of each boundary', () => {
   const random = seededRandom(77);
   const units = ['a', '<', ' ', '\n', '\u00e9', '\u3042', '\u20ac', '\ud83d\ude00', '\ud800', '\udc00'];
   const texts = Array.from({ length: 500 }, () => Array.from({ length: Math.floor(random() * 30) + 1 }, () => units[Math.floor(random() * units.length)]).join(''));
+  // Longer texts, mostly ASCII with long runs (isAscii and asciiRunOffsets search those natively past 64 units).
+  const ascii = ['a', '<', ' ', '\n', 'url(x);', 'a'.repeat(70)];
+  for (let n = 0; n < 300; n++) {
+    const rare = n % 3 === 0 ? 0 : 0.05;
+    texts.push(Array.from({ length: Math.floor(random() * 60) + 1 }, () => (random() < rare ? units[Math.floor(random() * units.length)] : ascii[Math.floor(random() * ascii.length)])).join(''));
+  }
 
   for (const [name, codec, encodeRaw] of [
     ['utf-8', byteCodec('utf-8'), (t: string) => Buffer.from(t, 'utf8').toString('latin1')],
