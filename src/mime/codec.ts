@@ -243,7 +243,7 @@ export function decodeQuotedPrintable(body: Buffer): Buffer | null {
 export function decodeQuotedPrintableLines(body: Buffer): QuotedPrintableLines | null {
   const length = body.length;
   const out = Buffer.allocUnsafe(length);
-  let lines: Int32Array = new Int32Array(3 * ((length >> 6) + 8));
+  let lines: Int32Array = new Int32Array(3 * ((length >> 5) + 8));
   let count = 0;
   let n = 0;
   let lineStart = 0;
