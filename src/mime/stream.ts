@@ -59,7 +59,13 @@ export class MimeRewriterStream extends Transform {
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
-    this.message.write(chunk, this.out).then(() => callback(), (err: unknown) => callback(err as Error));
+    this.message.write(chunk, this.out).then(
+      () => {
+        void this.paced.flush();
+        callback();
+      },
+      (err: unknown) => callback(err as Error),
+    );
   }
 
   override _read(size: number): void {
@@ -68,19 +74,50 @@ export class MimeRewriterStream extends Transform {
   }
 
   override _flush(callback: TransformCallback): void {
-    this.message.end(this.out).then(() => callback(), (err: unknown) => callback(err as Error));
+    this.message.end(this.out).then(
+      () => {
+        void this.paced.flush();
+        callback();
+      },
+      (err: unknown) => callback(err as Error),
+    );
   }
 }
 
+/** Output is handed on in pieces of at least this many bytes (or at the end of each input chunk). */
+const BATCH_BYTES = 64 * 1024;
+
 /**
  * Backpressure for output written from inside one `_transform` call (a spooled part replayed, a streamed part's
- * output): when `push` says the readable side is full, the writer waits until it is read from.
+ * output): when `push` says the readable side is full, the writer waits until it is read from. Small pieces
+ * (header blocks, delimiter lines, the slices of a message between its rewritten parts) are gathered into one
+ * buffer of BATCH_BYTES before they are pushed: measured on the mbox bench, a push and a write per piece were
+ * ~3% of the main thread.
  */
 class Pacer {
   private waiters: Array<() => void> = [];
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
   constructor(private readonly stream: Transform) {}
 
   push(b: Buffer): void | Promise<void> {
+    if (b.length === 0) return undefined;
+    if (this.batchBytes === 0 && b.length >= BATCH_BYTES) return this.pushNow(b);
+    this.batch.push(b);
+    this.batchBytes += b.length;
+    return this.batchBytes >= BATCH_BYTES ? this.flush() : undefined;
+  }
+
+  /** Pushes what is gathered (at the end of an input chunk, and of the input). */
+  flush(): void | Promise<void> {
+    if (this.batchBytes === 0) return undefined;
+    const out = this.batch.length === 1 ? this.batch[0]! : Buffer.concat(this.batch, this.batchBytes);
+    this.batch = [];
+    this.batchBytes = 0;
+    return this.pushNow(out);
+  }
+
+  private pushNow(b: Buffer): void | Promise<void> {
     if (this.stream.push(b)) return undefined;
     return new Promise<void>((resolve) => this.waiters.push(resolve));
   }
@@ -180,13 +217,25 @@ export class MboxRewriterStream extends Transform {
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
-    this.handle(this.splitter.push(chunk)).then(() => callback(), (err: unknown) => callback(err as Error));
+    this.handle(this.splitter.push(chunk)).then(
+      () => {
+        void this.paced.flush();
+        callback();
+      },
+      (err: unknown) => callback(err as Error),
+    );
   }
 
   override _flush(callback: TransformCallback): void {
     this.handle(this.splitter.end())
       .then(() => this.endMessage())
-      .then(() => callback(), (err: unknown) => callback(err as Error));
+      .then(
+        () => {
+          void this.paced.flush();
+          callback();
+        },
+        (err: unknown) => callback(err as Error),
+      );
   }
 
   override _read(size: number): void {
