@@ -58,9 +58,15 @@ export function parseFields(bytes: Buffer): HeaderField[] {
     } else {
       close();
       // The colon within this line only (a search past it would make the block quadratic in its lines).
-      const colon = bytes.subarray(i, end).indexOf(0x3a);
+      let colon = -1;
+      for (let k = i; k < end; k++) {
+        if (bytes[k] === 0x3a) {
+          colon = k - i;
+          break;
+        }
+      }
       // "From " lines (a Unix From_ line, RFC 4155) and lines with no name are not fields.
-      if (colon > 0 && !bytes.subarray(i, Math.min(i + 5, end)).equals(FROM_SPACE)) {
+      if (colon > 0 && !startsWithFromSpace(bytes, i, end)) {
         current = { name: bytes.toString('latin1', i, i + colon), valueStart: i + colon + 1 };
         fieldEnd = end;
       }
@@ -71,7 +77,10 @@ export function parseFields(bytes: Buffer): HeaderField[] {
   return fields;
 }
 
-const FROM_SPACE = Buffer.from('From ');
+/** Whether bytes[i, end) begins with "From ". */
+function startsWithFromSpace(bytes: Buffer, i: number, end: number): boolean {
+  return end - i >= 5 && bytes[i] === 0x46 && bytes[i + 1] === 0x72 && bytes[i + 2] === 0x6f && bytes[i + 3] === 0x6d && bytes[i + 4] === 0x20;
+}
 
 /**
  * The line ends of one buffer, line after line, in time linear in its size: the next LF and the next CR are

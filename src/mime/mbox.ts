@@ -101,6 +101,10 @@ export class MboxSplitter {
   private needBytes = 0;
   /** A Content-Length ended here: the "From " line at this position starts the next message. */
   private landed = false;
+  /** The message bytes [pendingFrom, pendingTo) of pendingData, not yet an event (`emit`). */
+  private pendingData: Buffer | null = null;
+  private pendingFrom = 0;
+  private pendingTo = 0;
 
   constructor(limits: Limits) {
     this.limits = limits;
@@ -135,22 +139,37 @@ export class MboxSplitter {
       }
       i = next;
     }
+    this.flushBytes();
     const events = this.events;
     this.events = [];
     return events;
   }
 
-  /** Hands on message bytes [from, to). */
+  /**
+   * Hands on message bytes [from, to). Ranges that follow each other in `data` (the lines of a header block) are
+   * one event, made when something else comes or the data ends (`flushBytes`): no buffer per line.
+   */
   private emit(data: Buffer, from: number, to: number): void {
     if (to <= from) return;
-    const bytes = data.subarray(from, to);
-    const last = this.events[this.events.length - 1];
-    if (last !== undefined && last.type === 'bytes' && last.data.buffer === bytes.buffer && last.data.byteOffset + last.data.length === bytes.byteOffset) {
-      this.events[this.events.length - 1] = { type: 'bytes', data: Buffer.from(bytes.buffer, last.data.byteOffset, last.data.length + bytes.length) };
-    } else this.events.push({ type: 'bytes', data: bytes });
-    this.offset += bytes.length;
-    this.keepTail(bytes);
+    if (this.pendingTo === from && this.pendingData === data) this.pendingTo = to;
+    else {
+      this.flushBytes();
+      this.pendingData = data;
+      this.pendingFrom = from;
+      this.pendingTo = to;
+    }
+    this.offset += to - from;
     this.started = true;
+  }
+
+  /** The bytes range waiting in `emit` made an event, and the tail kept from it. */
+  private flushBytes(): void {
+    const data = this.pendingData;
+    if (data === null) return;
+    this.pendingData = null;
+    const bytes = data.subarray(this.pendingFrom, this.pendingTo);
+    this.events.push({ type: 'bytes', data: bytes });
+    this.keepTail(bytes);
   }
 
   private keepTail(bytes: Buffer): void {
@@ -249,6 +268,7 @@ export class MboxSplitter {
   /** A separator line [i, lineEnd): the message before ends, the next one begins. */
   private separator(data: Buffer, i: number, lineEnd: number): number {
     this.landed = false;
+    this.flushBytes();
     this.events.push({ type: 'separator', line: data.subarray(i, lineEnd) });
     this.keepTail(data.subarray(i, lineEnd));
     this.started = true;
@@ -269,7 +289,7 @@ export class MboxSplitter {
     }
     const end = lf === -1 ? data.length : lf + 1;
     const empty = data[i] === 0x0a || (data[i] === 0x0d && data[i + 1] === 0x0a);
-    if (!empty && end - i > 15 && data.toString('latin1', i, i + 15).toLowerCase() === 'content-length:') {
+    if (!empty && end - i > 15 && (data[i]! | 0x20) === 0x63 && data.toString('latin1', i, i + 15).toLowerCase() === 'content-length:') {
       const m = /^[ \t]*(\d{1,15})[ \t]*\r?\n?$/.exec(data.toString('latin1', i + 15, end));
       if (m !== null) this.contentLength = Number(m[1]);
     }
@@ -305,6 +325,7 @@ export class MboxSplitter {
   }
 
   private ignoreLength<T>(result: T, why: string): T {
+    this.flushBytes();
     this.events.push({ type: 'warning', message: `${why}: it is ignored, and the message ends at the next From_ line` });
     this.bodyEnd = null;
     return result;
