@@ -76,3 +76,27 @@ describe('CSS stream', () => {
     expect(r.codes).toEqual(['undecodable-value']);
   });
 });
+
+describe('CSS stream: where a reference is, past the first cut', () => {
+  it('line and column of each reference, with every kind of CSS newline, in a stylesheet rewritten in pieces', async () => {
+    // Over 64 KiB (CUT_AFTER_BYTES), so the text before a cut is counted by `advance` and the rest goes on from there.
+    const newlines = ['\n', '\r\n', '\r', '\f'];
+    let css = '';
+    const expected: Array<{ line: number; column: number }> = [];
+    let line = 1;
+    for (let n = 0; css.length < 200_000; n++) {
+      const pad = ' '.repeat(n % 7);
+      const column = (css.length - Math.max(css.lastIndexOf('\n'), css.lastIndexOf('\r'), css.lastIndexOf('\f'))) + pad.length + 'a { b: '.length;
+      expected.push({ line, column });
+      css += `${pad}a { b: url(i${n}.png) }${newlines[n % 4]}${n % 5 === 0 ? `/* x${newlines[(n + 1) % 4]} */;` : ''}`;
+      line += 1 + (n % 5 === 0 ? 1 : 0);
+    }
+    const references: ReferenceRecord[] = [];
+    const bytes = Buffer.from(css, 'latin1');
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += 10_000) chunks.push(bytes.subarray(at, at + 10_000));
+    const stream = Readable.from(chunks, { objectMode: false }).pipe(createCssRewriter({ retrieval, onReference: (r) => references.push(r) }));
+    for await (const _ of stream) void _;
+    expect(references.map((r) => ({ line: r.line, column: r.column }))).toEqual(expected);
+  });
+});

@@ -201,13 +201,26 @@ export class CssRewriteCore {
     this.raw = raw.slice(rawCut);
   }
 
+  /** Line and column moved past `text` (CSS newlines: CR LF, CR, LF, FF), without a string per line. */
   private advance(text: string): void {
-    const lines = text.split(/\r\n|\r|\n|\f/);
-    if (lines.length > 1) {
-      this.line += lines.length - 1;
+    let breaks = 0;
+    let lastLineStart = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x0a || c === 0x0c) {
+        breaks++;
+        lastLineStart = i + 1;
+      } else if (c === 0x0d) {
+        breaks++;
+        if (text.charCodeAt(i + 1) === 0x0a) i++;
+        lastLineStart = i + 1;
+      }
+    }
+    if (breaks > 0) {
+      this.line += breaks;
       this.column = 1;
     }
-    this.column += lines[lines.length - 1]!.length;
+    this.column += text.length - lastLineStart;
   }
 
   private emit_(raw: string): void {
