@@ -155,7 +155,9 @@ export class CssRewriteCore {
     });
     o.onBase?.(this.base);
     if (sniffed.bomLength > 0) this.push(Buffer.from(this.raw.slice(0, sniffed.bomLength), 'latin1'));
-    this.raw = this.transcoder.toRaw(Buffer.from(this.raw.slice(sniffed.bomLength), 'latin1'));
+    // The text held so far is latin1: in an ASCII-safe encoding it is the raw text already (no copy there and back).
+    const held = this.raw.slice(sniffed.bomLength);
+    this.raw = this.transcoder.rawIsLatin1 === true ? held : this.transcoder.toRaw(Buffer.from(held, 'latin1'));
   }
 
   /** Rewrites and writes out the held text up to its last cut point (or all of it at the end). */

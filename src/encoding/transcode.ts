@@ -31,6 +31,8 @@ export interface Transcoder {
   endBytes(): Buffer;
   /** Output bytes of raw text (the rewriter's output, in order). */
   fromRaw(raw: string): Buffer;
+  /** True when raw text is the bytes read as latin1, one unit a byte, with nothing held (`toRaw` keeps no state). */
+  readonly rawIsLatin1?: boolean;
 }
 
 /** A transcoder for `encoding` (a WHATWG name). */
@@ -45,6 +47,7 @@ export function transcoderFor(encoding: string): Transcoder {
     toRaw: (bytes) => bytes.toString('latin1'),
     endBytes: () => Buffer.alloc(0),
     fromRaw: (raw) => Buffer.from(raw, 'latin1'),
+    rawIsLatin1: true,
   };
 }
 
