@@ -194,12 +194,21 @@ function decodeAsciiWithReferences(raw: string): DecodedValue {
 
 const NO_UNDECODABLE: readonly number[] = Object.freeze([]);
 
-const sameOffset = (index: number): number => index;
+/** The toRaw of a value that is its raw text unit for unit. */
+export const sameOffset = (index: number): number => index;
 
 /** ASCII, and neither "&" (a character reference may start) nor U+0000 (the tokenizer replaces it). */
 function isPlainAscii(raw: string): boolean {
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
+  return isPlainAsciiRange(raw, 0, raw.length);
+}
+
+/**
+ * Whether text[from, to) is a value decodeAttributeValue gives back as it is (`toRaw` sameOffset, nothing
+ * undecodable): read in place, without a slice (the rewriter's buffer).
+ */
+export function isPlainAsciiRange(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
     if (c >= 0x80 || c === Ch.Amp || c === 0) return false;
   }
   return true;

@@ -20,7 +20,7 @@ import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
 import type { Resolver } from '../uri/types.ts';
-import { IDENTITY_CODEC, attributeValueEnd, attributeValueStart, decodeAttributeValue, escapeAttributeText, locateAttributeValue, quoteBefore } from './attribute-value.ts';
+import { IDENTITY_CODEC, attributeValueEnd, attributeValueStart, decodeAttributeValue, escapeAttributeText, isPlainAsciiRange, locateAttributeValue, quoteBefore, sameOffset } from './attribute-value.ts';
 import { holdsUndecodable } from '../encoding/raw-text.ts';
 import type { DecodedValue, RawCodec } from './attribute-value.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
@@ -190,6 +190,10 @@ export class HtmlRewriteCore implements DriverHandler {
   private cssQuote: '"' | "'" | '' = '"';
   private cssExtra = 0;
   private cssText = '';
+  /** planAttribute's scratch: its site (with and without a rel) and a plain value (see there). */
+  private readonly site: { element: string; attribute: string; line: number; column: number } = { element: '', attribute: '', line: 0, column: 0 };
+  private readonly relSite: { element: string; attribute: string; line: number; column: number; rel: string } = { element: '', attribute: '', line: 0, column: 0, rel: '' };
+  private readonly plainValue: { value: string; readonly toRaw: (index: number) => number; readonly undecodable: readonly number[] } = { value: '', toRaw: sameOffset, undecodable: [] };
   /** planTag's scratch: the location keys of the tag being planned, and its applet's codebase once found. */
   private readonly plannedKeys: string[] = [];
   private appletBase: string | null | undefined;
@@ -644,16 +648,28 @@ export class HtmlRewriteCore implements DriverHandler {
     const start = attributeValueStart(buf, attribute.startOffset - this.bufStart, attributeEnd);
     if (start === -1) return;
     const quote = quoteBefore(buf, start);
-    const decoded = decodeAttributeValue(buf.slice(start, attributeValueEnd(buf, start, attributeEnd)), this.codec);
+    const end = attributeValueEnd(buf, start, attributeEnd);
     const line = attribute.startLine;
     const column = attribute.startCol;
+    // A plain value (the commonest) is its raw text: checked in place, and held in one object per rewriter.
+    let decoded: DecodedValue | null;
+    if (isPlainAsciiRange(buf, start, end)) {
+      decoded = this.plainValue;
+      this.plainValue.value = buf.slice(start, end);
+    } else decoded = decodeAttributeValue(buf.slice(start, end), this.codec);
     if (decoded === null) {
       this.warn({ code: 'undecodable-value', message: `${tag} ${name}: bytes not valid in the document encoding; left as they are`, line, column });
       return;
     }
     // The element's rel goes only on the report (onReference): decoded only when someone listens.
     const rel = this.options.onReference !== undefined && ns === 'html' && relGoverns(tag, name) ? this.attributeValue(token, 'rel') : null;
-    const at: ReferenceSite & { readonly attribute: string } = rel === null ? { element: tag, attribute: name, line, column } : { element: tag, attribute: name, line, column, rel };
+    // The site, in one object per rewriter: the policy reads it, and copies it into a report.
+    const at = rel === null ? this.site : this.relSite;
+    at.element = tag;
+    at.attribute = name;
+    at.line = line;
+    at.column = column;
+    if (rel !== null) this.relSite.rel = rel;
     let base: string | null | undefined;
     if (spec.base === 'applet-codebase') {
       if (this.appletBase === undefined) this.appletBase = this.appletCodebase(token);
