@@ -19,6 +19,8 @@ const PIECES = [
   'a', 'img/1.png', '?x=1', '&', '&amp;', '&amp', '&ampx', '&amp=', '&lt;', '&gt', '&quot;', '&#38;', '&#x26;', '&#0;',
   '&#x1F600;', '&#xD800;', '&#128;', '&eacute;', '&eacute', '&notin;', '&notit;', '&nbsp;', '&;', '&#;', '&#x;', '&#',
   '&Aacute;', '&AElig', '&lang;', '&NotNestedGreaterGreater;', '&acE;', ' ', '\0', '#', '=', ';', 'x',
+  // (The references decodeAsciiWithReferences reads itself, and their near misses.)
+  '&gt;', '&lt', '&quot', '&quo;', '&am;', '&amp;;', '&lta;', '&gta;', '&l', '&q', '&AMP;', '&LT;', '&GT;',
 ];
 const value = fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 4 })), { maxLength: 10 }).map((xs) => xs.join(''));
 
