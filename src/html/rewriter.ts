@@ -157,7 +157,10 @@ export class HtmlRewriteCore implements DriverHandler {
   private buf = '';
   private bufStart = 0;
   private written = 0;
-  private readonly edits: Edit[] = [];
+  /** The edits not written yet, in three arrays (no object an edit: issue 23). */
+  private readonly editStarts: number[] = [];
+  private readonly editEnds: number[] = [];
+  private readonly editTexts: string[] = [];
   private editsUnsorted = false;
   /** Formatting elements of a body a frameset replaced, which reconstruction may bring back (onBodyReplaced). */
   private readonly dormant: WorkItem[] = [];
@@ -747,15 +750,15 @@ export class HtmlRewriteCore implements DriverHandler {
       }
       const cut = this.policy!.lastCut;
       const at = valueStart + decoded.toRaw(start);
-      this.addEdit({ start: at, end: cut === 0 ? at : valueStart + decoded.toRaw(start + cut), text: this.insertedText });
+      this.addEdit(at, cut === 0 ? at : valueStart + decoded.toRaw(start + cut), this.insertedText);
       return;
     }
     const keep = keptSuffix(decoded, start, end, text);
-    this.addEdit({
-      start: valueStart + decoded.toRaw(start),
-      end: valueStart + decoded.toRaw(end - keep),
-      text: this.codec.encode(escapeAttributeText(keep === 0 ? text : text.slice(0, text.length - keep), quote), 'html'),
-    });
+    this.addEdit(
+      valueStart + decoded.toRaw(start),
+      valueStart + decoded.toRaw(end - keep),
+      this.codec.encode(escapeAttributeText(keep === 0 ? text : text.slice(0, text.length - keep), quote), 'html'),
+    );
   }
 
   /**
@@ -818,7 +821,7 @@ export class HtmlRewriteCore implements DriverHandler {
       this.cssExtra = extra;
       this.cssText = this.codec.encode(escapeAttributeText(this.cssHead + prefix.slice(0, prefix.length - extra), quote), 'html');
     }
-    this.addEdit({ start: valueStart + decoded.toRaw(start), end: valueStart + decoded.toRaw(boundary), text: this.cssText });
+    this.addEdit(valueStart + decoded.toRaw(start), valueStart + decoded.toRaw(boundary), this.cssText);
     return true;
   }
 
@@ -870,12 +873,12 @@ export class HtmlRewriteCore implements DriverHandler {
       const text = this.policy!.apply(piece.value, at, piece.documentUrl === true ? { base: this.options.retrieval?.url ?? null } : undefined);
       if (text === null) continue;
       const serialized = piece.serialize(text);
-      this.addEdit({
-        start: item.start + decoded.toRaw(piece.start),
-        end: item.start + decoded.toRaw(piece.end),
+      this.addEdit(
+        item.start + decoded.toRaw(piece.start),
+        item.start + decoded.toRaw(piece.end),
         // SVG <style> text is character data: "&" and "<" must not start markup.
-        text: this.codec.encode(item.syntax === 'css-with-references' ? serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;') : serialized, isCss ? 'css' : 'html'),
-      });
+        this.codec.encode(item.syntax === 'css-with-references' ? serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;') : serialized, isCss ? 'css' : 'html'),
+      );
     }
   }
 
@@ -924,11 +927,11 @@ export class HtmlRewriteCore implements DriverHandler {
       const text = this.policy!.apply(piece.value, at);
       if (text === null) continue;
       const serialized = piece.serialize(text);
-      this.addEdit({
-        start: part.rawStart + part.decoded.toRaw(local.start),
-        end: part.rawStart + part.decoded.toRaw(local.end),
-        text: this.codec.encode(part.cdata ? serialized : serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;'), 'css'),
-      });
+      this.addEdit(
+        part.rawStart + part.decoded.toRaw(local.start),
+        part.rawStart + part.decoded.toRaw(local.end),
+        this.codec.encode(part.cdata ? serialized : serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;'), 'css'),
+      );
     }
   }
 
@@ -965,21 +968,19 @@ export class HtmlRewriteCore implements DriverHandler {
     this.nestedStats.unresolvable += nested.stats.unresolvable;
     for (const edit of nested.recordedEdits ?? []) {
       if (this.leftUndecodable(decoded, edit.start, edit.end, at)) continue;
-      this.addEdit({
-        start: valueStart + decoded.toRaw(edit.start),
-        end: valueStart + decoded.toRaw(edit.end),
-        text: this.codec.encode(escapeAttributeText(edit.text, quote), 'html'),
-      });
+      this.addEdit(valueStart + decoded.toRaw(edit.start), valueStart + decoded.toRaw(edit.end), this.codec.encode(escapeAttributeText(edit.text, quote), 'html'));
     }
   }
 
-  private addEdit(edit: Edit): void {
+  private addEdit(start: number, end: number, text: string): void {
     // An SVG <style>'s stylesheet is planned when the element is popped, after the tags inside it: its edits
     // come after theirs (output is held from the style's start until then, so none of them is written yet).
-    const last = this.edits[this.edits.length - 1];
-    if (last !== undefined && edit.start < last.start) this.editsUnsorted = true;
-    this.edits.push(edit);
-    this.recordedEdits?.push(edit);
+    const count = this.editStarts.length;
+    if (count > 0 && start < this.editStarts[count - 1]!) this.editsUnsorted = true;
+    this.editStarts.push(start);
+    this.editEnds.push(end);
+    this.editTexts.push(text);
+    this.recordedEdits?.push({ start, end, text });
   }
 
   private warn(warning: HtmlWarning): void {
@@ -995,20 +996,32 @@ export class HtmlRewriteCore implements DriverHandler {
     let out = '';
     let cursor = this.bufStart;
     let applied = 0;
-    const edits = this.edits;
+    const starts = this.editStarts;
+    const ends = this.editEnds;
+    const texts = this.editTexts;
     // Edits come in document order (work items are processed in order, pieces in order within a value), but for
     // those of an SVG <style> (addEdit).
     if (this.editsUnsorted) {
-      edits.sort((a, b) => a.start - b.start);
+      const order = starts.map((_, i) => i).sort((a, b) => starts[a]! - starts[b]! || a - b);
+      const sorted = order.map((i) => [starts[i]!, ends[i]!, texts[i]!] as const);
+      for (let i = 0; i < sorted.length; i++) [starts[i], ends[i], texts[i]] = sorted[i]!;
       this.editsUnsorted = false;
     }
-    while (applied < edits.length && edits[applied]!.start < upTo) {
-      const edit = edits[applied]!;
-      out += this.buf.slice(cursor - this.bufStart, edit.start - this.bufStart) + edit.text;
-      cursor = edit.end;
+    const count = starts.length;
+    while (applied < count && starts[applied]! < upTo) {
+      out += this.buf.slice(cursor - this.bufStart, starts[applied]! - this.bufStart) + texts[applied]!;
+      cursor = ends[applied]!;
       applied++;
     }
-    if (applied > 0) edits.splice(0, applied);
+    if (applied === count) {
+      starts.length = 0;
+      ends.length = 0;
+      texts.length = 0;
+    } else if (applied > 0) {
+      starts.splice(0, applied);
+      ends.splice(0, applied);
+      texts.splice(0, applied);
+    }
     out += this.buf.slice(cursor - this.bufStart, upTo - this.bufStart);
     this.buf = this.buf.slice(upTo - this.bufStart);
     this.bufStart = upTo;
