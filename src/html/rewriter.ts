@@ -157,10 +157,14 @@ export class HtmlRewriteCore implements DriverHandler {
   private buf = '';
   private bufStart = 0;
   private written = 0;
-  /** The edits not written yet, in three arrays (no object an edit: issue 23). */
+  /**
+   * The edits not written yet: the first editCount entries of three arrays, which are reused, never cut (no
+   * object an edit, and no array grown again after every flush: issue 23).
+   */
   private readonly editStarts: number[] = [];
   private readonly editEnds: number[] = [];
   private readonly editTexts: string[] = [];
+  private editCount = 0;
   private editsUnsorted = false;
   /** Formatting elements of a body a frameset replaced, which reconstruction may bring back (onBodyReplaced). */
   private readonly dormant: WorkItem[] = [];
@@ -975,11 +979,11 @@ export class HtmlRewriteCore implements DriverHandler {
   private addEdit(start: number, end: number, text: string): void {
     // An SVG <style>'s stylesheet is planned when the element is popped, after the tags inside it: its edits
     // come after theirs (output is held from the style's start until then, so none of them is written yet).
-    const count = this.editStarts.length;
+    const count = this.editCount++;
     if (count > 0 && start < this.editStarts[count - 1]!) this.editsUnsorted = true;
-    this.editStarts.push(start);
-    this.editEnds.push(end);
-    this.editTexts.push(text);
+    this.editStarts[count] = start;
+    this.editEnds[count] = end;
+    this.editTexts[count] = text;
     this.recordedEdits?.push({ start, end, text });
   }
 
@@ -1001,26 +1005,27 @@ export class HtmlRewriteCore implements DriverHandler {
     const texts = this.editTexts;
     // Edits come in document order (work items are processed in order, pieces in order within a value), but for
     // those of an SVG <style> (addEdit).
+    const count = this.editCount;
     if (this.editsUnsorted) {
-      const order = starts.map((_, i) => i).sort((a, b) => starts[a]! - starts[b]! || a - b);
-      const sorted = order.map((i) => [starts[i]!, ends[i]!, texts[i]!] as const);
-      for (let i = 0; i < sorted.length; i++) [starts[i], ends[i], texts[i]] = sorted[i]!;
+      const sorted = Array.from({ length: count }, (_, i) => [starts[i]!, ends[i]!, texts[i]!] as const).sort((a, b) => a[0] - b[0]);
+      for (let i = 0; i < count; i++) [starts[i], ends[i], texts[i]] = sorted[i]!;
       this.editsUnsorted = false;
     }
-    const count = starts.length;
     while (applied < count && starts[applied]! < upTo) {
       out += this.buf.slice(cursor - this.bufStart, starts[applied]! - this.bufStart) + texts[applied]!;
       cursor = ends[applied]!;
       applied++;
     }
-    if (applied === count) {
-      starts.length = 0;
-      ends.length = 0;
-      texts.length = 0;
-    } else if (applied > 0) {
-      starts.splice(0, applied);
-      ends.splice(0, applied);
-      texts.splice(0, applied);
+    if (applied > 0) {
+      // (The rest moved to the front: edits past `upTo` are few, those of the tags still held.)
+      for (let i = applied; i < count; i++) {
+        starts[i - applied] = starts[i]!;
+        ends[i - applied] = ends[i]!;
+        texts[i - applied] = texts[i]!;
+      }
+      this.editCount = count - applied;
+      // (Texts no longer pending are not kept alive.)
+      texts.fill('', this.editCount, count);
     }
     out += this.buf.slice(cursor - this.bufStart, upTo - this.bufStart);
     this.buf = this.buf.slice(upTo - this.bufStart);
