@@ -102,6 +102,9 @@ export interface ApplyOptions {
   readonly sameDocument?: string | null | undefined;
 }
 
+/** What applyJoined returns for a URL it did not build: never a URL (a resolved URL is never empty). */
+export const JOINED = '';
+
 export class ReferencePolicy {
   readonly stats: ReferenceStats = { rewritten: 0, unchanged: 0, unresolvable: 0 };
   private readonly decision: BaseDecision;
@@ -155,13 +158,34 @@ export class ReferencePolicy {
    * A reference left as written is resolved only for `onReference` (the report), never when nobody listens.
    */
   apply(raw: string, site: ReferenceSite, options?: ApplyOptions): string | null {
+    return this.applyTo(raw, site, options, false);
+  }
+
+  /**
+   * apply for a caller that writes lastPrefix in place of the reference's first lastCut units whenever apply
+   * sets it: then, when nobody listens (and no same-document rule applies), returns JOINED instead of the URL,
+   * which is lastPrefix + raw.slice(lastCut), and does not build it (issue 23: a string per reference).
+   */
+  applyJoined(raw: string, site: ReferenceSite, options?: ApplyOptions): string | null {
+    return this.applyTo(raw, site, options, true);
+  }
+
+  private applyTo(raw: string, site: ReferenceSite, options: ApplyOptions | undefined, lazy: boolean): string | null {
     this.lastPrefix = null;
     const base = options?.base === undefined ? this.decision.url : options.base;
-    const resolveOptions = options?.encoding === undefined ? this.resolveOptions : isUtf8Label(options.encoding) ? undefined : { encoding: options.encoding };
     const reference = stripAsciiWhitespace(raw);
     if (reference === '') return null;
     const listener = this.onReference;
-    if (reference.charCodeAt(0) === 0x23 /* # */ && !(options?.fragments === true && this.absolutizeFragments)) {
+    const fragmentOnly = reference.charCodeAt(0) === 0x23; /* # */
+    // A plain relative reference against an http(s) base is the base's prefix and the reference as written
+    // (src/uri/relative-shortcut.ts): no parser, and the caller may insert the prefix (lastPrefix). Tried
+    // first: such a reference has no scheme (no ":" before its first "/", "?" or "#").
+    if (base !== null && !fragmentOnly && this.resolver === browserResolver) {
+      const prefix = whatwgJoinPrefix(reference, base);
+      if (prefix !== null) return this.joined(raw, reference, site, base, prefix, prefixCut(), options, lazy);
+    }
+    const resolveOptions = options?.encoding === undefined ? this.resolveOptions : isUtf8Label(options.encoding) ? undefined : { encoding: options.encoding };
+    if (fragmentOnly && !(options?.fragments === true && this.absolutizeFragments)) {
       this.stats.unchanged++;
       if (listener !== undefined) this.report(listener, raw, site, base, base === null ? null : this.href(reference, base, resolveOptions), false);
       return null;
@@ -180,11 +204,10 @@ export class ReferencePolicy {
       if (listener !== undefined) this.report(listener, raw, site, base, null, false);
       return null;
     }
-    // A plain relative reference against an http(s) base is the base's prefix and the reference as written
-    // (src/uri/relative-shortcut.ts): no parser, and the caller may insert the prefix (lastPrefix).
-    const prefix = this.resolver === browserResolver ? whatwgJoinPrefix(reference, base) : null;
-    const cut = prefix === null ? 0 : prefixCut();
-    const href = prefix !== null ? prefix + (cut === 0 ? reference : reference.slice(cut)) : this.href(reference, base, resolveOptions);
+    // (A fragment-only reference absolutized here goes through the parser, as does any the shortcut does not decide.)
+    const prefix = fragmentOnly && this.resolver === browserResolver ? whatwgJoinPrefix(reference, base) : null;
+    if (prefix !== null) return this.joined(raw, reference, site, base, prefix, prefixCut(), options, lazy);
+    const href = this.href(reference, base, resolveOptions);
     if (href === null) {
       this.stats.unresolvable++;
       // (Rare: the full resolution again, for its explanation.)
@@ -195,12 +218,24 @@ export class ReferencePolicy {
     }
     this.stats.rewritten++;
     if (listener !== undefined) this.report(listener, raw, site, base, href, true);
+    return sameDocumentForm(href, options?.sameDocument, this.absolutizeFragments) ?? href;
+  }
+
+  /** A reference the shortcut joined: `prefix` + reference.slice(cut). */
+  private joined(raw: string, reference: string, site: ReferenceSite, base: string, prefix: string, cut: number, options: ApplyOptions | undefined, lazy: boolean): string | null {
+    this.stats.rewritten++;
+    const listener = this.onReference;
     const document = options?.sameDocument;
-    if (document != null && !this.absolutizeFragments) {
-      const hash = href.indexOf('#');
-      if (hash !== -1 && href.slice(0, hash) === withoutFragment(document)) return href.slice(hash);
+    if (lazy && listener === undefined && document == null && reference === raw) {
+      this.lastPrefix = prefix;
+      this.lastCut = cut;
+      return JOINED;
     }
-    if (prefix !== null && reference === raw) {
+    const href = prefix + (cut === 0 ? reference : reference.slice(cut));
+    if (listener !== undefined) this.report(listener, raw, site, base, href, true);
+    const local = sameDocumentForm(href, document, this.absolutizeFragments);
+    if (local !== null) return local;
+    if (reference === raw) {
       this.lastPrefix = prefix;
       this.lastCut = cut;
     }
@@ -256,6 +291,13 @@ export function isSchemeRelative(reference: string, base: string | null): boolea
     slashes++;
   }
   return slashes < 2;
+}
+
+/** A resolved same-document reference (ApplyOptions.sameDocument) as its fragment alone, else null. */
+function sameDocumentForm(href: string, document: string | null | undefined, absolutizeFragments: boolean): string | null {
+  if (document == null || absolutizeFragments) return null;
+  const hash = href.indexOf('#');
+  return hash !== -1 && href.slice(0, hash) === withoutFragment(document) ? href.slice(hash) : null;
 }
 
 function withoutFragment(url: string): string {

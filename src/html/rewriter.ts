@@ -14,7 +14,7 @@
 import type { Token } from 'parse5';
 import { establishBase } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
-import { ReferencePolicy } from '../base/reference-policy.ts';
+import { JOINED, ReferencePolicy } from '../base/reference-policy.ts';
 import type { ApplyOptions, ReferenceRecord, ReferenceSite, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
@@ -716,20 +716,25 @@ export class HtmlRewriteCore implements DriverHandler {
       while (first < last && isAsciiWhitespace(value.charCodeAt(first))) first++;
       while (last > first && isAsciiWhitespace(value.charCodeAt(last - 1))) last--;
       if (this.leftUndecodable(decoded, first, last, at)) return;
-      const resolved = this.policy!.apply(first === 0 && last === value.length ? value : value.slice(first, last), at, applyOptions);
+      // (applyJoined: spliceValue writes the prefix when the policy sets one, and never reads the URL then.)
+      const resolved = this.policy!.applyJoined(first === 0 && last === value.length ? value : value.slice(first, last), at, applyOptions);
       if (resolved !== null) this.spliceValue(decoded, valueStart, quote, first, last, resolved);
       return;
     }
     const pieces = isCss ? cssPieces(decoded.value, 'declarations') : urlPieces(spec, decoded.value);
     for (const piece of pieces) {
       if (this.leftUndecodable(decoded, piece.start, piece.end, at)) continue;
-      const resolved = this.policy!.apply(piece.value, at, applyOptions);
+      let resolved = this.policy!.applyJoined(piece.value, at, applyOptions);
       if (resolved === null) continue;
       // (urlPieces write the URL as it is; CSS pieces quote or escape it.)
       if (isCss) {
         const prefix = this.policy!.lastPrefix;
         this.policy!.lastPrefix = null;
-        if (prefix !== null && this.spliceCssPrefix(decoded, valueStart, quote, piece.start, piece.end, piece.value, prefix, this.policy!.lastCut)) continue;
+        if (prefix !== null) {
+          const cut = this.policy!.lastCut;
+          if (this.spliceCssPrefix(decoded, valueStart, quote, piece.start, piece.end, piece.value, prefix, cut)) continue;
+          if (resolved === JOINED) resolved = prefix + piece.value.slice(cut);
+        }
       }
       this.spliceValue(decoded, valueStart, quote, piece.start, piece.end, isCss ? piece.serialize(resolved) : resolved);
     }
