@@ -189,6 +189,9 @@ export class HtmlRewriteCore implements DriverHandler {
   private insertedPrefix: string | null = null;
   private insertedQuote: '"' | "'" | '' = '"';
   private insertedText = '';
+  private readonly insertedTexts = new Map<string, string>();
+  private readonly insertedTextsApos = new Map<string, string>();
+  private readonly insertedTextsUnquoted = new Map<string, string>();
   private openText: OpenText | null = null;
   /** spliceCssPrefix's last prefix (and whether CSS writes it as it is), head, quote and prefix units kept, and their escaped, encoded text. */
   private cssPrefix: string | null = null;
@@ -753,9 +756,18 @@ export class HtmlRewriteCore implements DriverHandler {
       // (nothing, or leading "../" and "./": a cut after "/" is between raw characters). The prefix is
       // mostly one string for the document's plain references: escaped and encoded once.
       if (prefix !== this.insertedPrefix || quote !== this.insertedQuote) {
+        // A document's prefixes are few (the base's directory and those above it, its origin…) and alternate:
+        // each kept, escaped and encoded once for each quote.
+        const texts = quote === '"' ? this.insertedTexts : quote === "'" ? this.insertedTextsApos : this.insertedTextsUnquoted;
+        let text = texts.get(prefix);
+        if (text === undefined) {
+          if (texts.size >= 64) texts.clear();
+          text = this.codec.encode(escapeAttributeText(prefix, quote), 'html');
+          texts.set(prefix, text);
+        }
         this.insertedPrefix = prefix;
         this.insertedQuote = quote;
-        this.insertedText = this.codec.encode(escapeAttributeText(prefix, quote), 'html');
+        this.insertedText = text;
       }
       const cut = this.policy!.lastCut;
       const at = valueStart + decoded.toRaw(start);
