@@ -23,6 +23,7 @@ import type { Resolver } from '../uri/types.ts';
 import { IDENTITY_CODEC, attributeValueEnd, attributeValueStart, decodeAttributeValue, escapeAttributeText, isPlainAsciiRange, locateAttributeValue, quoteBefore, sameOffset } from './attribute-value.ts';
 import { holdsUndecodable } from '../encoding/raw-text.ts';
 import type { DecodedValue, RawCodec } from './attribute-value.ts';
+import { scanSrcset } from './microsyntax.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler, Namespace, TokenizerEngine } from './tokenizer-driver.ts';
 import { FastTokenizerDriver } from './fast-tokenizer.ts';
@@ -724,6 +725,14 @@ export class HtmlRewriteCore implements DriverHandler {
       if (resolved !== null) this.spliceValue(decoded, valueStart, quote, first, last, resolved);
       return;
     }
+    if (spec.syntax === 'srcset') {
+      // Each candidate's URL planned as scanSrcset finds it (what urlPieces makes pieces of), without a piece
+      // or a closure of its own.
+      this.srcset = { decoded, valueStart, quote, at, applyOptions };
+      scanSrcset(decoded.value, this.planSrcsetUrl);
+      this.srcset = null;
+      return;
+    }
     const pieces = isCss ? cssPieces(decoded.value, 'declarations') : urlPieces(spec, decoded.value);
     for (const piece of pieces) {
       if (this.leftUndecodable(decoded, piece.start, piece.end, at)) continue;
@@ -742,6 +751,17 @@ export class HtmlRewriteCore implements DriverHandler {
       this.spliceValue(decoded, valueStart, quote, piece.start, piece.end, isCss ? piece.serialize(resolved) : resolved);
     }
   }
+
+  /** planAttribute's srcset being planned, for planSrcsetUrl. */
+  private srcset: { decoded: DecodedValue; valueStart: number; quote: '"' | "'" | ''; at: ReferenceSite; applyOptions: ApplyOptions | undefined } | null = null;
+
+  /** The URL at [start, end) of the srcset being planned (as planAttribute plans a piece of urlPieces). */
+  private readonly planSrcsetUrl = (start: number, end: number): void => {
+    const { decoded, valueStart, quote, at, applyOptions } = this.srcset!;
+    if (this.leftUndecodable(decoded, start, end, at)) return;
+    const resolved = this.policy!.applyJoined(decoded.value.slice(start, end), at, applyOptions);
+    if (resolved !== null) this.spliceValue(decoded, valueStart, quote, start, end, resolved);
+  };
 
   /**
    * Replaces [start, end) of a decoded attribute value (whose raw text starts at `valueStart`) by `text`, escaped,
