@@ -173,19 +173,11 @@ export class ReferencePolicy {
   private applyTo(raw: string, site: ReferenceSite, options: ApplyOptions | undefined, lazy: boolean): string | null {
     this.lastPrefix = null;
     const base = options?.base === undefined ? this.decision.url : options.base;
+    const resolveOptions = options?.encoding === undefined ? this.resolveOptions : isUtf8Label(options.encoding) ? undefined : { encoding: options.encoding };
     const reference = stripAsciiWhitespace(raw);
     if (reference === '') return null;
     const listener = this.onReference;
-    const fragmentOnly = reference.charCodeAt(0) === 0x23; /* # */
-    // A plain relative reference against an http(s) base is the base's prefix and the reference as written
-    // (src/uri/relative-shortcut.ts): no parser, and the caller may insert the prefix (lastPrefix). Tried
-    // first: such a reference has no scheme (no ":" before its first "/", "?" or "#").
-    if (base !== null && !fragmentOnly && this.resolver === browserResolver) {
-      const prefix = whatwgJoinPrefix(reference, base);
-      if (prefix !== null) return this.joined(raw, reference, site, base, prefix, prefixCut(), options, lazy);
-    }
-    const resolveOptions = options?.encoding === undefined ? this.resolveOptions : isUtf8Label(options.encoding) ? undefined : { encoding: options.encoding };
-    if (fragmentOnly && !(options?.fragments === true && this.absolutizeFragments)) {
+    if (reference.charCodeAt(0) === 0x23 /* # */ && !(options?.fragments === true && this.absolutizeFragments)) {
       this.stats.unchanged++;
       if (listener !== undefined) this.report(listener, raw, site, base, base === null ? null : this.href(reference, base, resolveOptions), false);
       return null;
@@ -204,8 +196,9 @@ export class ReferencePolicy {
       if (listener !== undefined) this.report(listener, raw, site, base, null, false);
       return null;
     }
-    // (A fragment-only reference absolutized here goes through the parser, as does any the shortcut does not decide.)
-    const prefix = fragmentOnly && this.resolver === browserResolver ? whatwgJoinPrefix(reference, base) : null;
+    // A plain relative reference against an http(s) base is the base's prefix and the reference as written
+    // (src/uri/relative-shortcut.ts): no parser, and the caller may insert the prefix (lastPrefix).
+    const prefix = this.resolver === browserResolver ? whatwgJoinPrefix(reference, base) : null;
     if (prefix !== null) return this.joined(raw, reference, site, base, prefix, prefixCut(), options, lazy);
     const href = this.href(reference, base, resolveOptions);
     if (href === null) {
