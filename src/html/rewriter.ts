@@ -20,7 +20,7 @@ import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
 import type { Resolver } from '../uri/types.ts';
-import { IDENTITY_CODEC, attributeValueEnd, attributeValueStart, decodeAttributeValue, escapeAttributeText, isPlainAsciiRange, locateAttributeValue, quoteBefore, sameOffset } from './attribute-value.ts';
+import { IDENTITY_CODEC, attributeValueEnd, attributeValueStart, decodeAttributeValue, escapeAttributeText, isPlainAscii, locateAttributeValue, quoteBefore, sameOffset } from './attribute-value.ts';
 import { holdsUndecodable } from '../encoding/raw-text.ts';
 import type { DecodedValue, RawCodec } from './attribute-value.ts';
 import { scanSrcset } from './microsyntax.ts';
@@ -662,12 +662,13 @@ export class HtmlRewriteCore implements DriverHandler {
     const end = attributeValueEnd(buf, start, attributeEnd);
     const line = attribute.startLine;
     const column = attribute.startCol;
-    // A plain value (the commonest) is its raw text: checked in place, and held in one object per rewriter.
+    // A plain value (the commonest) is its raw text, held in one object per rewriter.
+    const raw = buf.slice(start, end);
     let decoded: DecodedValue | null;
-    if (isPlainAsciiRange(buf, start, end)) {
+    if (isPlainAscii(raw)) {
       decoded = this.plainValue;
-      this.plainValue.value = buf.slice(start, end);
-    } else decoded = decodeAttributeValue(buf.slice(start, end), this.codec);
+      this.plainValue.value = raw;
+    } else decoded = decodeAttributeValue(raw, this.codec);
     if (decoded === null) {
       this.warn({ code: 'undecodable-value', message: `${tag} ${name}: bytes not valid in the document encoding; left as they are`, line, column });
       return;
