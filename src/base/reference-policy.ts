@@ -272,8 +272,10 @@ function isSpecialScheme(s: string, length: number): boolean {
 export function isSchemeRelative(reference: string, base: string | null): boolean {
   if (base === null) return false;
   const colon = reference.indexOf(':');
+  // "scheme://" (the usual absolute URL) is absolute whatever the scheme: two slashes first (see below).
+  if (colon === -1 || (isSlash(reference.charCodeAt(colon + 1)) && isSlash(reference.charCodeAt(colon + 2)))) return false;
   // The scheme compared in place, ASCII case-insensitively (issue 23: no lowercased copies for every absolute reference).
-  if (colon === -1 || base.charCodeAt(colon) !== 0x3a || !isSpecialScheme(reference, colon)) return false;
+  if (base.charCodeAt(colon) !== 0x3a || !isSpecialScheme(reference, colon)) return false;
   for (let i = 0; i < colon; i++) if (asciiLower(reference.charCodeAt(i)) !== asciiLower(base.charCodeAt(i))) return false;
   // Two slashes ("/" or "\\") after the colon, tabs and newlines skipped (the parser removes them), make it absolute.
   let slashes = 0;
@@ -291,6 +293,11 @@ function sameDocumentForm(href: string, document: string | null | undefined, abs
   if (document == null || absolutizeFragments) return null;
   const hash = href.indexOf('#');
   return hash !== -1 && href.slice(0, hash) === withoutFragment(document) ? href.slice(hash) : null;
+}
+
+/** "/", or "\\", which the URL parser takes for "/" in special URLs. */
+function isSlash(c: number): boolean {
+  return c === 0x2f || c === 0x5c;
 }
 
 function withoutFragment(url: string): string {
