@@ -102,6 +102,9 @@ export interface ApplyOptions {
   readonly sameDocument?: string | null | undefined;
 }
 
+/** What applyJoined returns for a URL it did not build: never a URL (a resolved URL is never empty). */
+export const JOINED = '';
+
 export class ReferencePolicy {
   readonly stats: ReferenceStats = { rewritten: 0, unchanged: 0, unresolvable: 0 };
   private readonly decision: BaseDecision;
@@ -155,6 +158,19 @@ export class ReferencePolicy {
    * A reference left as written is resolved only for `onReference` (the report), never when nobody listens.
    */
   apply(raw: string, site: ReferenceSite, options?: ApplyOptions): string | null {
+    return this.applyTo(raw, site, options, false);
+  }
+
+  /**
+   * apply for a caller that writes lastPrefix in place of the reference's first lastCut units whenever apply
+   * sets it: then, when nobody listens (and no same-document rule applies), returns JOINED instead of the URL,
+   * which is lastPrefix + raw.slice(lastCut), and does not build it (issue 23: a string per reference).
+   */
+  applyJoined(raw: string, site: ReferenceSite, options?: ApplyOptions): string | null {
+    return this.applyTo(raw, site, options, true);
+  }
+
+  private applyTo(raw: string, site: ReferenceSite, options: ApplyOptions | undefined, lazy: boolean): string | null {
     this.lastPrefix = null;
     const base = options?.base === undefined ? this.decision.url : options.base;
     const resolveOptions = options?.encoding === undefined ? this.resolveOptions : isUtf8Label(options.encoding) ? undefined : { encoding: options.encoding };
@@ -183,8 +199,8 @@ export class ReferencePolicy {
     // A plain relative reference against an http(s) base is the base's prefix and the reference as written
     // (src/uri/relative-shortcut.ts): no parser, and the caller may insert the prefix (lastPrefix).
     const prefix = this.resolver === browserResolver ? whatwgJoinPrefix(reference, base) : null;
-    const cut = prefix === null ? 0 : prefixCut();
-    const href = prefix !== null ? prefix + (cut === 0 ? reference : reference.slice(cut)) : this.href(reference, base, resolveOptions);
+    if (prefix !== null) return this.joined(raw, reference, site, base, prefix, prefixCut(), options, lazy);
+    const href = this.href(reference, base, resolveOptions);
     if (href === null) {
       this.stats.unresolvable++;
       // (Rare: the full resolution again, for its explanation.)
@@ -195,12 +211,24 @@ export class ReferencePolicy {
     }
     this.stats.rewritten++;
     if (listener !== undefined) this.report(listener, raw, site, base, href, true);
+    return sameDocumentForm(href, options?.sameDocument, this.absolutizeFragments) ?? href;
+  }
+
+  /** A reference the shortcut joined: `prefix` + reference.slice(cut). */
+  private joined(raw: string, reference: string, site: ReferenceSite, base: string, prefix: string, cut: number, options: ApplyOptions | undefined, lazy: boolean): string | null {
+    this.stats.rewritten++;
+    const listener = this.onReference;
     const document = options?.sameDocument;
-    if (document != null && !this.absolutizeFragments) {
-      const hash = href.indexOf('#');
-      if (hash !== -1 && href.slice(0, hash) === withoutFragment(document)) return href.slice(hash);
+    if (lazy && listener === undefined && document == null && reference === raw) {
+      this.lastPrefix = prefix;
+      this.lastCut = cut;
+      return JOINED;
     }
-    if (prefix !== null && reference === raw) {
+    const href = prefix + (cut === 0 ? reference : reference.slice(cut));
+    if (listener !== undefined) this.report(listener, raw, site, base, href, true);
+    const local = sameDocumentForm(href, document, this.absolutizeFragments);
+    if (local !== null) return local;
+    if (reference === raw) {
       this.lastPrefix = prefix;
       this.lastCut = cut;
     }
@@ -244,8 +272,10 @@ function isSpecialScheme(s: string, length: number): boolean {
 export function isSchemeRelative(reference: string, base: string | null): boolean {
   if (base === null) return false;
   const colon = reference.indexOf(':');
+  // "scheme://" (the usual absolute URL) is absolute whatever the scheme: two slashes first (see below).
+  if (colon === -1 || (isSlash(reference.charCodeAt(colon + 1)) && isSlash(reference.charCodeAt(colon + 2)))) return false;
   // The scheme compared in place, ASCII case-insensitively (issue 23: no lowercased copies for every absolute reference).
-  if (colon === -1 || base.charCodeAt(colon) !== 0x3a || !isSpecialScheme(reference, colon)) return false;
+  if (base.charCodeAt(colon) !== 0x3a || !isSpecialScheme(reference, colon)) return false;
   for (let i = 0; i < colon; i++) if (asciiLower(reference.charCodeAt(i)) !== asciiLower(base.charCodeAt(i))) return false;
   // Two slashes ("/" or "\\") after the colon, tabs and newlines skipped (the parser removes them), make it absolute.
   let slashes = 0;
@@ -256,6 +286,18 @@ export function isSchemeRelative(reference: string, base: string | null): boolea
     slashes++;
   }
   return slashes < 2;
+}
+
+/** A resolved same-document reference (ApplyOptions.sameDocument) as its fragment alone, else null. */
+function sameDocumentForm(href: string, document: string | null | undefined, absolutizeFragments: boolean): string | null {
+  if (document == null || absolutizeFragments) return null;
+  const hash = href.indexOf('#');
+  return hash !== -1 && href.slice(0, hash) === withoutFragment(document) ? href.slice(hash) : null;
+}
+
+/** "/", or "\\", which the URL parser takes for "/" in special URLs. */
+function isSlash(c: number): boolean {
+  return c === 0x2f || c === 0x5c;
 }
 
 function withoutFragment(url: string): string {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { byteCodec } from '../encoding/byte-codec.ts';
 import { IDENTITY_CODEC } from '../encoding/raw-text.ts';
 import type { RawCodec } from '../encoding/raw-text.ts';
-import { attributeValueEnd, attributeValueStart, decodeAttributeValue, locateAttributeValue, quoteBefore } from './attribute-value.ts';
+import { attributeValueEnd, attributeValueStart, decodeAttributeValue, isPlainAscii, locateAttributeValue, quoteBefore } from './attribute-value.ts';
 
 // ASCII values with character references take a path of their own (decodeAsciiWithReferences) in encodings
 // where ASCII is one raw unit; the same codec without `asciiIsOneUnit` takes the general path. Both must give
@@ -19,6 +19,8 @@ const PIECES = [
   'a', 'img/1.png', '?x=1', '&', '&amp;', '&amp', '&ampx', '&amp=', '&lt;', '&gt', '&quot;', '&#38;', '&#x26;', '&#0;',
   '&#x1F600;', '&#xD800;', '&#128;', '&eacute;', '&eacute', '&notin;', '&notit;', '&nbsp;', '&;', '&#;', '&#x;', '&#',
   '&Aacute;', '&AElig', '&lang;', '&NotNestedGreaterGreater;', '&acE;', ' ', '\0', '#', '=', ';', 'x',
+  // (The references decodeAsciiWithReferences reads itself, and their near misses.)
+  '&gt;', '&lt', '&quot', '&quo;', '&am;', '&amp;;', '&lta;', '&gta;', '&l', '&q', '&AMP;', '&LT;', '&GT;',
 ];
 const value = fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 4 })), { maxLength: 10 }).map((xs) => xs.join(''));
 
@@ -40,6 +42,21 @@ describe('decodeAttributeValue: ASCII values with character references', () => {
     fc.assert(
       fc.property(value, (raw) => {
         expect(described(raw, codec)).toEqual(described(raw, general(codec)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('takes a value as it is exactly when it is ASCII without "&" or U+0000 (isPlainAscii, a regular expression)', () => {
+    const unit = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.constantFrom(0x26, 0, 0x80, 0xff, 0x100, 0xd800, 0xfffd)).map((c) => String.fromCharCode(c));
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 40 }), (s) => {
+        let plain = true;
+        for (let i = 0; i < s.length; i++) {
+          const c = s.charCodeAt(i);
+          if (c >= 0x80 || c === 0x26 || c === 0) plain = false;
+        }
+        expect(isPlainAscii(s)).toBe(plain);
       }),
       { numRuns: 3000 },
     );

@@ -166,6 +166,13 @@ function decodeAsciiWithReferences(raw: string): DecodedValue {
       break;
     }
     value += raw.slice(i, amp);
+    const common = commonReference(raw, amp);
+    if (common !== 0) {
+      references.push(value.length, value.length + 1, amp, amp + (common >> 8));
+      value += String.fromCharCode(common & 0xff);
+      i = amp + (common >> 8);
+      continue;
+    }
     decodedCodePoints.length = 0;
     entityDecoder.startEntity(DecodingMode.Attribute);
     let consumed = entityDecoder.write(raw, amp + 1);
@@ -192,18 +199,35 @@ function decodeAsciiWithReferences(raw: string): DecodedValue {
   return { value, toRaw, undecodable: NO_UNDECODABLE };
 }
 
+/**
+ * `&amp;`, `&lt;`, `&gt;` and `&quot;` at raw[amp]: the character (low byte) and the units the reference takes
+ * (above), else 0. What the entity decoder gives them (https://html.spec.whatwg.org/multipage/parsing.html#named-character-reference-state:
+ * the longest name in the table, and none is longer than these with their ";"), without a call into it: on
+ * link-dense pages the decoder was 3.5% of the time, for URLs with `&amp;` in their query.
+ */
+function commonReference(raw: string, amp: number): number {
+  const c = raw.charCodeAt(amp + 1);
+  if (c === 0x61 /* a */) return raw.charCodeAt(amp + 2) === 0x6d && raw.charCodeAt(amp + 3) === 0x70 && raw.charCodeAt(amp + 4) === 0x3b ? (5 << 8) | 0x26 : 0;
+  if (c === 0x6c /* l */ || c === 0x67 /* g */) return raw.charCodeAt(amp + 2) === 0x74 && raw.charCodeAt(amp + 3) === 0x3b ? (4 << 8) | (c === 0x6c ? 0x3c : 0x3e) : 0;
+  if (c === 0x71 /* q */) return raw.charCodeAt(amp + 2) === 0x75 && raw.charCodeAt(amp + 3) === 0x6f && raw.charCodeAt(amp + 4) === 0x74 && raw.charCodeAt(amp + 5) === 0x3b ? (6 << 8) | 0x22 : 0;
+  return 0;
+}
+
 const NO_UNDECODABLE: readonly number[] = Object.freeze([]);
 
-const sameOffset = (index: number): number => index;
+/** The toRaw of a value that is its raw text unit for unit. */
+export const sameOffset = (index: number): number => index;
 
-/** ASCII, and neither "&" (a character reference may start) nor U+0000 (the tokenizer replaces it). */
-function isPlainAscii(raw: string): boolean {
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
-    if (c >= 0x80 || c === Ch.Amp || c === 0) return false;
-  }
-  return true;
+/**
+ * ASCII, and neither "&" (a character reference may start) nor U+0000 (the tokenizer replaces it): a value
+ * decodeAttributeValue gives back as it is (`toRaw` sameOffset, nothing undecodable). A regular expression: on
+ * real pages' long values (data: URLs, style) twice as fast as a loop of charCodeAt, and no slower on short ones.
+ */
+export function isPlainAscii(raw: string): boolean {
+  return !NOT_PLAIN_ASCII.test(raw);
 }
+
+const NOT_PLAIN_ASCII = /[^\x01-\x25\x27-\x7f]/;
 
 /**
  * Escapes text for an attribute value in the given quoting style, so that it decodes to exactly `text`:

@@ -42,12 +42,20 @@ function quoted(value: string, quote: string): string {
   return value === '' || /[\s"'=<>`]/.test(value) ? `"${value.replace(/"/g, '&quot;')}"` : value;
 }
 
+// In CSS, a "/" written as a character reference after leading dots: the edit keeps it as written (keptSuffix).
+const cssReference = fc.oneof(reference, fc.constantFrom('..&#47;x', '.&sol;y&sol;z', '&#x28;x', 'a&#41;b', '&#x27;q'));
+
 const quote = fc.constantFrom('"', "'", '');
 const element = fc.oneof(
   fc.tuple(reference, quote).map(([r, q]) => `<a href=${quoted(r, q)} rel=nofollow>t</a>`),
   fc.tuple(reference, reference, quote).map(([r, s, q]) => `<img src=${quoted(r, q)} srcset=${quoted(`${s} 1x, ${r} 2x`, q)}>`),
   fc.tuple(reference, quote).map(([r, q]) => `<link rel=stylesheet href=${quoted(r, q)}>`),
   fc.tuple(reference, quote).map(([r, q]) => `<div style=${quoted(`background:url('${r}')`, q)}>x</div>`),
+  // CSS in style attributes in every form a URL takes there (spliceCssPrefix): quoted or not, escaped, unclosed.
+  fc.tuple(cssReference, fc.constantFrom('url(', 'url( ', 'URL(', 'u\\72l(', 'image-set(', 'url("', 'url(\'', 'src("'), fc.constantFrom(')', ' )', '"', "'", '")', "')", '\\)', ''), quote).map(
+    ([r, open, close, q]) => `<p style=${quoted(`background:${open}${r}${close}`, q)}>x</p>`,
+  ),
+  fc.tuple(cssReference, cssReference).map(([r, s]) => `<svg><rect fill="url(${r})" style="clip-path:url(&quot;${s}&quot;)"/></svg><i style="--a:1;background:url(${r}&#41;">i</i>`),
   fc.tuple(reference, reference).map(([r, s]) => `<form action="${r}"><input type=image src='${s}'></form>`),
   fc.tuple(reference, reference).map(([r, s]) => `<a ping="${r} ${s}" href=${quoted(s, '"')}>p</a>`),
   fc.tuple(reference).map(([r]) => `<svg><use href="${r}"/><a xlink:href="${r}">s</a></svg>`),
@@ -60,7 +68,7 @@ const element = fc.oneof(
 const document = fc.tuple(fc.option(reference, { nil: undefined }), fc.array(element, { maxLength: 12 })).map(
   ([baseHref, body]) => `<!doctype html><html><head>${baseHref === undefined ? '' : `<base href="${baseHref}">`}<title>t</title></head><body>${body.join('\n')}</body></html>`,
 );
-const RETRIEVALS = ['https://example.com/a/b/page.html', 'http://u:p@h.example:8080/x/?q#f', 'https://example.com', 'file:///home/u/x.html', 'foo://h/p/q'];
+const RETRIEVALS = ['https://example.com/a/b/page.html', "https://example.com/it's(1)/x(", 'https://example.com/d/?q=a)b', 'http://u:p@h.example:8080/x/?q#f', 'https://example.com', 'file:///home/u/x.html', 'foo://h/p/q'];
 
 async function rewrite(chunks: Buffer[], options: HtmlStreamOptions, listen: boolean): Promise<unknown> {
   const warnings: unknown[] = [];

@@ -14,15 +14,16 @@
 import type { Token } from 'parse5';
 import { establishBase } from '../base/base.ts';
 import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
-import { ReferencePolicy } from '../base/reference-policy.ts';
+import { JOINED, ReferencePolicy } from '../base/reference-policy.ts';
 import type { ApplyOptions, ReferenceRecord, ReferenceSite, ReferenceStats, SiteWarning } from '../base/reference-policy.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Limits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';
 import type { Resolver } from '../uri/types.ts';
-import { IDENTITY_CODEC, attributeValueEnd, attributeValueStart, decodeAttributeValue, escapeAttributeText, locateAttributeValue, quoteBefore } from './attribute-value.ts';
+import { IDENTITY_CODEC, attributeValueEnd, attributeValueStart, decodeAttributeValue, escapeAttributeText, isPlainAscii, locateAttributeValue, quoteBefore, sameOffset } from './attribute-value.ts';
 import { holdsUndecodable } from '../encoding/raw-text.ts';
 import type { DecodedValue, RawCodec } from './attribute-value.ts';
+import { scanSrcset } from './microsyntax.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler, Namespace, TokenizerEngine } from './tokenizer-driver.ts';
 import { FastTokenizerDriver } from './fast-tokenizer.ts';
@@ -157,7 +158,14 @@ export class HtmlRewriteCore implements DriverHandler {
   private buf = '';
   private bufStart = 0;
   private written = 0;
-  private readonly edits: Edit[] = [];
+  /**
+   * The edits not written yet: the first editCount entries of three arrays, which are reused, never cut (no
+   * object an edit, and no array grown again after every flush: issue 23).
+   */
+  private readonly editStarts: number[] = [];
+  private readonly editEnds: number[] = [];
+  private readonly editTexts: string[] = [];
+  private editCount = 0;
   private editsUnsorted = false;
   /** Formatting elements of a body a frameset replaced, which reconstruction may bring back (onBodyReplaced). */
   private readonly dormant: WorkItem[] = [];
@@ -182,7 +190,21 @@ export class HtmlRewriteCore implements DriverHandler {
   private insertedPrefix: string | null = null;
   private insertedQuote: '"' | "'" | '' = '"';
   private insertedText = '';
+  private readonly insertedTexts = new Map<string, string>();
+  private readonly insertedTextsApos = new Map<string, string>();
+  private readonly insertedTextsUnquoted = new Map<string, string>();
   private openText: OpenText | null = null;
+  /** spliceCssPrefix's last prefix (and whether CSS writes it as it is), head, quote and prefix units kept, and their escaped, encoded text. */
+  private cssPrefix: string | null = null;
+  private cssPrefixVerbatim = false;
+  private cssHead: string | null = null;
+  private cssQuote: '"' | "'" | '' = '"';
+  private cssExtra = 0;
+  private cssText = '';
+  /** planAttribute's scratch: its site (with and without a rel) and a plain value (see there). */
+  private readonly site: { element: string; attribute: string; line: number; column: number } = { element: '', attribute: '', line: 0, column: 0 };
+  private readonly relSite: { element: string; attribute: string; line: number; column: number; rel: string } = { element: '', attribute: '', line: 0, column: 0, rel: '' };
+  private readonly plainValue: { value: string; readonly toRaw: (index: number) => number; readonly undecodable: readonly number[] } = { value: '', toRaw: sameOffset, undecodable: [] };
   /** planTag's scratch: the location keys of the tag being planned, and its applet's codebase once found. */
   private readonly plannedKeys: string[] = [];
   private appletBase: string | null | undefined;
@@ -637,16 +659,29 @@ export class HtmlRewriteCore implements DriverHandler {
     const start = attributeValueStart(buf, attribute.startOffset - this.bufStart, attributeEnd);
     if (start === -1) return;
     const quote = quoteBefore(buf, start);
-    const decoded = decodeAttributeValue(buf.slice(start, attributeValueEnd(buf, start, attributeEnd)), this.codec);
+    const end = attributeValueEnd(buf, start, attributeEnd);
     const line = attribute.startLine;
     const column = attribute.startCol;
+    // A plain value (the commonest) is its raw text, held in one object per rewriter.
+    const raw = buf.slice(start, end);
+    let decoded: DecodedValue | null;
+    if (isPlainAscii(raw)) {
+      decoded = this.plainValue;
+      this.plainValue.value = raw;
+    } else decoded = decodeAttributeValue(raw, this.codec);
     if (decoded === null) {
       this.warn({ code: 'undecodable-value', message: `${tag} ${name}: bytes not valid in the document encoding; left as they are`, line, column });
       return;
     }
     // The element's rel goes only on the report (onReference): decoded only when someone listens.
     const rel = this.options.onReference !== undefined && ns === 'html' && relGoverns(tag, name) ? this.attributeValue(token, 'rel') : null;
-    const at: ReferenceSite & { readonly attribute: string } = rel === null ? { element: tag, attribute: name, line, column } : { element: tag, attribute: name, line, column, rel };
+    // The site, in one object per rewriter: the policy reads it, and copies it into a report.
+    const at = rel === null ? this.site : this.relSite;
+    at.element = tag;
+    at.attribute = name;
+    at.line = line;
+    at.column = column;
+    if (rel !== null) this.relSite.rel = rel;
     let base: string | null | undefined;
     if (spec.base === 'applet-codebase') {
       if (this.appletBase === undefined) this.appletBase = this.appletCodebase(token);
@@ -686,20 +721,48 @@ export class HtmlRewriteCore implements DriverHandler {
       while (first < last && isAsciiWhitespace(value.charCodeAt(first))) first++;
       while (last > first && isAsciiWhitespace(value.charCodeAt(last - 1))) last--;
       if (this.leftUndecodable(decoded, first, last, at)) return;
-      const resolved = this.policy!.apply(first === 0 && last === value.length ? value : value.slice(first, last), at, applyOptions);
+      // (applyJoined: spliceValue writes the prefix when the policy sets one, and never reads the URL then.)
+      const resolved = this.policy!.applyJoined(first === 0 && last === value.length ? value : value.slice(first, last), at, applyOptions);
       if (resolved !== null) this.spliceValue(decoded, valueStart, quote, first, last, resolved);
+      return;
+    }
+    if (spec.syntax === 'srcset') {
+      // Each candidate's URL planned as scanSrcset finds it (what urlPieces makes pieces of), without a piece
+      // or a closure of its own.
+      this.srcset = { decoded, valueStart, quote, at, applyOptions };
+      scanSrcset(decoded.value, this.planSrcsetUrl);
+      this.srcset = null;
       return;
     }
     const pieces = isCss ? cssPieces(decoded.value, 'declarations') : urlPieces(spec, decoded.value);
     for (const piece of pieces) {
       if (this.leftUndecodable(decoded, piece.start, piece.end, at)) continue;
-      const resolved = this.policy!.apply(piece.value, at, applyOptions);
+      let resolved = this.policy!.applyJoined(piece.value, at, applyOptions);
       if (resolved === null) continue;
       // (urlPieces write the URL as it is; CSS pieces quote or escape it.)
-      if (isCss) this.policy!.lastPrefix = null;
+      if (isCss) {
+        const prefix = this.policy!.lastPrefix;
+        this.policy!.lastPrefix = null;
+        if (prefix !== null) {
+          const cut = this.policy!.lastCut;
+          if (this.spliceCssPrefix(decoded, valueStart, quote, piece.start, piece.end, piece.value, prefix, cut)) continue;
+          if (resolved === JOINED) resolved = prefix + piece.value.slice(cut);
+        }
+      }
       this.spliceValue(decoded, valueStart, quote, piece.start, piece.end, isCss ? piece.serialize(resolved) : resolved);
     }
   }
+
+  /** planAttribute's srcset being planned, for planSrcsetUrl. */
+  private srcset: { decoded: DecodedValue; valueStart: number; quote: '"' | "'" | ''; at: ReferenceSite; applyOptions: ApplyOptions | undefined } | null = null;
+
+  /** The URL at [start, end) of the srcset being planned (as planAttribute plans a piece of urlPieces). */
+  private readonly planSrcsetUrl = (start: number, end: number): void => {
+    const { decoded, valueStart, quote, at, applyOptions } = this.srcset!;
+    if (this.leftUndecodable(decoded, start, end, at)) return;
+    const resolved = this.policy!.applyJoined(decoded.value.slice(start, end), at, applyOptions);
+    if (resolved !== null) this.spliceValue(decoded, valueStart, quote, start, end, resolved);
+  };
 
   /**
    * Replaces [start, end) of a decoded attribute value (whose raw text starts at `valueStart`) by `text`, escaped,
@@ -714,21 +777,94 @@ export class HtmlRewriteCore implements DriverHandler {
       // (nothing, or leading "../" and "./": a cut after "/" is between raw characters). The prefix is
       // mostly one string for the document's plain references: escaped and encoded once.
       if (prefix !== this.insertedPrefix || quote !== this.insertedQuote) {
+        // A document's prefixes are few (the base's directory and those above it, its origin…) and alternate:
+        // each kept, escaped and encoded once for each quote.
+        const texts = quote === '"' ? this.insertedTexts : quote === "'" ? this.insertedTextsApos : this.insertedTextsUnquoted;
+        let text = texts.get(prefix);
+        if (text === undefined) {
+          if (texts.size >= 64) texts.clear();
+          text = this.codec.encode(escapeAttributeText(prefix, quote), 'html');
+          texts.set(prefix, text);
+        }
         this.insertedPrefix = prefix;
         this.insertedQuote = quote;
-        this.insertedText = this.codec.encode(escapeAttributeText(prefix, quote), 'html');
+        this.insertedText = text;
       }
       const cut = this.policy!.lastCut;
       const at = valueStart + decoded.toRaw(start);
-      this.addEdit({ start: at, end: cut === 0 ? at : valueStart + decoded.toRaw(start + cut), text: this.insertedText });
+      this.addEdit(at, cut === 0 ? at : valueStart + decoded.toRaw(start + cut), this.insertedText);
       return;
     }
     const keep = keptSuffix(decoded, start, end, text);
-    this.addEdit({
-      start: valueStart + decoded.toRaw(start),
-      end: valueStart + decoded.toRaw(end - keep),
-      text: this.codec.encode(escapeAttributeText(keep === 0 ? text : text.slice(0, text.length - keep), quote), 'html'),
-    });
+    this.addEdit(
+      valueStart + decoded.toRaw(start),
+      valueStart + decoded.toRaw(end - keep),
+      this.codec.encode(escapeAttributeText(keep === 0 ? text : text.slice(0, text.length - keep), quote), 'html'),
+    );
+  }
+
+  /**
+   * A CSS piece (`url(…)` or a string, CSS text decoded[start, end), meaning `value`) whose URL the policy joined
+   * as `prefix` + `value` but for its first `cut` units (lastPrefix): when the edit spliceValue would make of
+   * `piece.serialize(url)` is the escaped head of the piece (its quote, or `url(` and the whitespace after it)
+   * and the prefix in place of head and cut (less what keptSuffix keeps), makes it without building the
+   * serialization, and returns true. Else (escapes in the piece or the prefix, a match or back-off past the
+   * prefix: rare) returns false and does nothing. Exact: src/html/reference-path.test.ts compares with the URL parser alone, which never takes it.
+   * (On link-dense pages serializing the piece was 8% of allocation and ~5% of the time: issue 23.)
+   */
+  private spliceCssPrefix(decoded: DecodedValue, valueStart: number, quote: '"' | "'" | '', start: number, end: number, value: string, prefix: string, cut: number): boolean {
+    const css = decoded.value;
+    if (end <= start) return false;
+    // The piece's head and body as replacementText (src/css/rewrite-css.ts) finds them.
+    const open = css.charCodeAt(start);
+    let bodyStart: number;
+    let bodyEnd = end;
+    if (open === 0x22 || open === 0x27) {
+      bodyStart = start + 1;
+      if (end - start > 1 && css.charCodeAt(end - 1) === open && !cssEscaped(css, start, end - 1)) bodyEnd = end - 1;
+    } else {
+      // (A source-map comment, "/*# sourceMappingURL=…*/", is replaced otherwise: left to the general path.)
+      if (open === 0x2f) return false;
+      const paren = css.indexOf('(', start);
+      bodyStart = paren === -1 || paren >= end ? start : paren + 1;
+      while (bodyStart < end && isAsciiWhitespace(css.charCodeAt(bodyStart))) bodyStart++;
+      if (css.charCodeAt(end - 1) === 0x29 && !cssEscaped(css, start, end - 1)) bodyEnd--;
+      while (bodyEnd > bodyStart && isAsciiWhitespace(css.charCodeAt(bodyEnd - 1)) && !cssEscaped(css, start, bodyEnd - 1)) bodyEnd--;
+    }
+    // The body must be the URL as written, of characters neither escape (escapeStringBody, escapeUrlTokenBody)
+    // changes: then the serialization is head + prefix + body[cut…] + tail, when the prefix is such too.
+    if (bodyEnd - bodyStart !== value.length || cut > value.length) return false;
+    for (let i = bodyStart; i < bodyEnd; i++) {
+      const c = css.charCodeAt(i);
+      if (c !== value.charCodeAt(i - bodyStart) || !cssVerbatim(c)) return false;
+    }
+    if (prefix !== this.cssPrefix) {
+      this.cssPrefix = prefix;
+      this.cssPrefixVerbatim = true;
+      for (let i = 0; i < prefix.length; i++) if (!cssVerbatim(prefix.charCodeAt(i))) this.cssPrefixVerbatim = false;
+      this.cssHead = null;
+    }
+    if (!this.cssPrefixVerbatim) return false;
+    // keptSuffix keeps body[cut…] and the tail, and the `extra` characters before them that end the prefix too
+    // (the "/" of a leading "../"); a match on into the head, or a boundary inside a character reference, is
+    // left to the general path.
+    const restStart = bodyStart + cut;
+    let extra = 0;
+    while (extra < restStart - start && css.charCodeAt(restStart - 1 - extra) === prefix.charCodeAt(prefix.length - 1 - extra)) {
+      if (++extra === prefix.length) return false;
+    }
+    const boundary = restStart - extra;
+    if (boundary > start && decoded.toRaw(boundary - 1) === decoded.toRaw(boundary)) return false;
+    const headLength = bodyStart - start;
+    const head = this.cssHead;
+    if (head === null || head.length !== headLength || !css.startsWith(head, start) || quote !== this.cssQuote || extra !== this.cssExtra) {
+      this.cssHead = css.slice(start, bodyStart);
+      this.cssQuote = quote;
+      this.cssExtra = extra;
+      this.cssText = this.codec.encode(escapeAttributeText(this.cssHead + prefix.slice(0, prefix.length - extra), quote), 'html');
+    }
+    this.addEdit(valueStart + decoded.toRaw(start), valueStart + decoded.toRaw(boundary), this.cssText);
+    return true;
   }
 
   /**
@@ -779,12 +915,12 @@ export class HtmlRewriteCore implements DriverHandler {
       const text = this.policy!.apply(piece.value, at, piece.documentUrl === true ? { base: this.options.retrieval?.url ?? null } : undefined);
       if (text === null) continue;
       const serialized = piece.serialize(text);
-      this.addEdit({
-        start: item.start + decoded.toRaw(piece.start),
-        end: item.start + decoded.toRaw(piece.end),
+      this.addEdit(
+        item.start + decoded.toRaw(piece.start),
+        item.start + decoded.toRaw(piece.end),
         // SVG <style> text is character data: "&" and "<" must not start markup.
-        text: this.codec.encode(item.syntax === 'css-with-references' ? serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;') : serialized, isCss ? 'css' : 'html'),
-      });
+        this.codec.encode(item.syntax === 'css-with-references' ? serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;') : serialized, isCss ? 'css' : 'html'),
+      );
     }
   }
 
@@ -833,11 +969,11 @@ export class HtmlRewriteCore implements DriverHandler {
       const text = this.policy!.apply(piece.value, at);
       if (text === null) continue;
       const serialized = piece.serialize(text);
-      this.addEdit({
-        start: part.rawStart + part.decoded.toRaw(local.start),
-        end: part.rawStart + part.decoded.toRaw(local.end),
-        text: this.codec.encode(part.cdata ? serialized : serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;'), 'css'),
-      });
+      this.addEdit(
+        part.rawStart + part.decoded.toRaw(local.start),
+        part.rawStart + part.decoded.toRaw(local.end),
+        this.codec.encode(part.cdata ? serialized : serialized.replace(/&/g, '&amp;').replace(/</g, '&lt;'), 'css'),
+      );
     }
   }
 
@@ -874,21 +1010,19 @@ export class HtmlRewriteCore implements DriverHandler {
     this.nestedStats.unresolvable += nested.stats.unresolvable;
     for (const edit of nested.recordedEdits ?? []) {
       if (this.leftUndecodable(decoded, edit.start, edit.end, at)) continue;
-      this.addEdit({
-        start: valueStart + decoded.toRaw(edit.start),
-        end: valueStart + decoded.toRaw(edit.end),
-        text: this.codec.encode(escapeAttributeText(edit.text, quote), 'html'),
-      });
+      this.addEdit(valueStart + decoded.toRaw(edit.start), valueStart + decoded.toRaw(edit.end), this.codec.encode(escapeAttributeText(edit.text, quote), 'html'));
     }
   }
 
-  private addEdit(edit: Edit): void {
+  private addEdit(start: number, end: number, text: string): void {
     // An SVG <style>'s stylesheet is planned when the element is popped, after the tags inside it: its edits
     // come after theirs (output is held from the style's start until then, so none of them is written yet).
-    const last = this.edits[this.edits.length - 1];
-    if (last !== undefined && edit.start < last.start) this.editsUnsorted = true;
-    this.edits.push(edit);
-    this.recordedEdits?.push(edit);
+    const count = this.editCount++;
+    if (count > 0 && start < this.editStarts[count - 1]!) this.editsUnsorted = true;
+    this.editStarts[count] = start;
+    this.editEnds[count] = end;
+    this.editTexts[count] = text;
+    this.recordedEdits?.push({ start, end, text });
   }
 
   private warn(warning: HtmlWarning): void {
@@ -904,25 +1038,54 @@ export class HtmlRewriteCore implements DriverHandler {
     let out = '';
     let cursor = this.bufStart;
     let applied = 0;
-    const edits = this.edits;
+    const starts = this.editStarts;
+    const ends = this.editEnds;
+    const texts = this.editTexts;
     // Edits come in document order (work items are processed in order, pieces in order within a value), but for
     // those of an SVG <style> (addEdit).
+    const count = this.editCount;
     if (this.editsUnsorted) {
-      edits.sort((a, b) => a.start - b.start);
+      const sorted = Array.from({ length: count }, (_, i) => [starts[i]!, ends[i]!, texts[i]!] as const).sort((a, b) => a[0] - b[0]);
+      for (let i = 0; i < count; i++) [starts[i], ends[i], texts[i]] = sorted[i]!;
       this.editsUnsorted = false;
     }
-    while (applied < edits.length && edits[applied]!.start < upTo) {
-      const edit = edits[applied]!;
-      out += this.buf.slice(cursor - this.bufStart, edit.start - this.bufStart) + edit.text;
-      cursor = edit.end;
+    while (applied < count && starts[applied]! < upTo) {
+      out += this.buf.slice(cursor - this.bufStart, starts[applied]! - this.bufStart) + texts[applied]!;
+      cursor = ends[applied]!;
       applied++;
     }
-    if (applied > 0) edits.splice(0, applied);
+    if (applied > 0) {
+      // (The rest moved to the front: edits past `upTo` are few, those of the tags still held.)
+      for (let i = applied; i < count; i++) {
+        starts[i - applied] = starts[i]!;
+        ends[i - applied] = ends[i]!;
+        texts[i - applied] = texts[i]!;
+      }
+      this.editCount = count - applied;
+      // (Texts no longer pending are not kept alive.)
+      texts.fill('', this.editCount, count);
+    }
     out += this.buf.slice(cursor - this.bufStart, upTo - this.bufStart);
     this.buf = this.buf.slice(upTo - this.bufStart);
     this.bufStart = upTo;
     if (out.length > 0) this.sink(out);
   }
+}
+
+/**
+ * Whether CSS writes the character as it is, both in a string and in a url-token (escapeStringBody and
+ * escapeUrlTokenBody of src/css/serialize-css-url.ts leave it alone): printable ASCII but quotes, parentheses and
+ * backslash. (Conservative: the fast path of spliceCssPrefix only needs "as it is".)
+ */
+function cssVerbatim(c: number): boolean {
+  return c > 0x20 && c < 0x7f && c !== 0x22 && c !== 0x27 && c !== 0x28 && c !== 0x29 && c !== 0x5c;
+}
+
+/** Whether css[index] follows an odd run of backslashes within css[from…] (https://drafts.csswg.org/css-syntax-3/#escaping). */
+function cssEscaped(css: string, from: number, index: number): boolean {
+  let backslashes = 0;
+  while (index - backslashes - 1 >= from && css.charCodeAt(index - backslashes - 1) === 0x5c) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 /** Whether `key` is one of keys[0, count). */

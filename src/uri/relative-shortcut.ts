@@ -26,6 +26,13 @@ export interface SpecialBaseRecord {
   readonly queryPrefix: string;
   /** `origin` + the path + the query ("?" and all, if any): the prefix of a fragment-only reference. */
   readonly fragmentPrefix: string;
+  /**
+   * `directory` and the directories above it that leading "../" have reached so far, one a step up to "/"
+   * (https://url.spec.whatwg.org/#shorten-a-urls-path), and `origin` + each: made once, not sliced and joined
+   * again for every "../x" (grown as needed: see ancestor).
+   */
+  readonly ancestors: string[];
+  readonly ancestorPrefixes: string[];
 }
 
 /**
@@ -46,7 +53,8 @@ export function prepareSpecialBase(base: string): SpecialBaseRecord | null {
   // The pieces must add up to the serialization (a special URL's path always starts with "/").
   if (origin + path + search !== withoutFragment || path.charCodeAt(0) !== Ch.Slash || !(origin.endsWith(`//${url.host}`) || origin.endsWith(`@${url.host}`))) return null;
   const directory = path.slice(0, path.lastIndexOf('/') + 1);
-  return { href: base, origin, directory, directoryPrefix: origin + directory, queryPrefix: origin + path, fragmentPrefix: withoutFragment };
+  const directoryPrefix = origin + directory;
+  return { href: base, origin, directory, directoryPrefix, queryPrefix: origin + path, fragmentPrefix: withoutFragment, ancestors: [directory], ancestorPrefixes: [directoryPrefix] };
 }
 
 const enum Ch {
@@ -77,6 +85,17 @@ SAFE[Ch.Apostrophe] = PATH | FRAGMENT;
 SAFE[Ch.Question] = QUERY | FRAGMENT; // in the path, "?" starts the query
 SAFE[Ch.Hash] = FRAGMENT; // in the path and the query, "#" starts the fragment
 
+/** isSimpleReference's path characters: copied as they are and nothing more, noted (":", "/", "%"), or neither. */
+const enum Kind {
+  Other,
+  Copied,
+  Noted,
+}
+const PATH_KIND = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((SAFE[c]! & PATH) !== 0) PATH_KIND[c] = c === Ch.Colon || c === Ch.Slash || c === Ch.Percent ? Kind.Noted : Kind.Copied;
+}
+
 /** Where the path of the reference scanned last ends (at "?", "#" or its end). */
 let pathEnd = 0;
 
@@ -92,7 +111,10 @@ function isSimpleReference(reference: string): boolean {
   let seenPercent = false;
   for (; i < n; i++) {
     const c = reference.charCodeAt(i);
-    if (c >= 128 || (SAFE[c]! & PATH) === 0) {
+    // (One table read for the commonest characters, copied and nothing else: issue 23.)
+    const kind = c < 128 ? PATH_KIND[c]! : Kind.Other;
+    if (kind === Kind.Copied) continue;
+    if (kind === Kind.Other) {
       if (c === Ch.Question || c === Ch.Hash) break;
       return false;
     }
@@ -117,8 +139,9 @@ function isSimpleReference(reference: string): boolean {
 
 /** How many leading units of the reference the last prefix replaces (simpleReferencePrefix); set by skipLeadingDots. */
 let cut = 0;
-/** The directory that follows the origin once the leading "../" and "./" up to `cut` are read. */
+/** The directory that follows the origin once the leading "../" and "./" up to `cut` are read, and `origin` + it. */
 let cutDirectory = '';
+let cutPrefix = '';
 
 /** How many leading units of the reference simpleReferencePrefix's prefix replaces: read right after it. */
 export function prefixCut(): number {
@@ -143,7 +166,7 @@ export function simpleReferencePrefix(base: SpecialBaseRecord, reference: string
     cut = 0;
     return null;
   }
-  return base.origin + cutDirectory;
+  return cutPrefix;
 }
 
 function prefixWithoutDots(base: SpecialBaseRecord, reference: string): string | null {
@@ -196,11 +219,11 @@ export function resolveSimpleReference(base: SpecialBaseRecord, reference: strin
  */
 function skipLeadingDots(base: SpecialBaseRecord, reference: string): void {
   const absolute = reference.charCodeAt(0) === Ch.Slash;
-  let directory = absolute ? '/' : base.directory;
+  let up = 0;
   let i = absolute ? 1 : 0;
   for (;;) {
     if (i + 3 <= pathEnd && reference.startsWith('../', i)) {
-      directory = directory.length === 1 ? directory : directory.slice(0, directory.lastIndexOf('/', directory.length - 2) + 1);
+      up++;
       i += 3;
     } else if (i + 2 <= pathEnd && reference.startsWith('./', i)) {
       i += 2;
@@ -208,8 +231,29 @@ function skipLeadingDots(base: SpecialBaseRecord, reference: string): void {
       break;
     }
   }
-  cutDirectory = directory;
   cut = i;
+  if (absolute) {
+    // (From "/", which "../" leaves as it is.)
+    cutDirectory = '/';
+    cutPrefix = base.origin + '/';
+    return;
+  }
+  const k = ancestor(base, up);
+  cutDirectory = base.ancestors[k]!;
+  cutPrefix = base.ancestorPrefixes[k]!;
+}
+
+/** The index in base.ancestors of the directory `up` steps above the base's (or "/"), made if not yet. */
+function ancestor(base: SpecialBaseRecord, up: number): number {
+  const ancestors = base.ancestors;
+  while (ancestors.length <= up) {
+    const d = ancestors[ancestors.length - 1]!;
+    if (d.length === 1) return ancestors.length - 1;
+    const parent = d.slice(0, d.lastIndexOf('/', d.length - 2) + 1);
+    ancestors.push(parent);
+    base.ancestorPrefixes.push(base.origin + parent);
+  }
+  return up;
 }
 
 /** Whether the "/"-separated path `s[from, to)` holds a "." or ".." segment. */
