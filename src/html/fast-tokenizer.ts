@@ -245,7 +245,6 @@ for (const id of [html.TAG_ID.A, html.TAG_ID.B, html.TAG_ID.BIG, html.TAG_ID.COD
 for (let id = 0; id < 256; id++) FORMATTING[id] ??= false;
 for (let id = 0; id < 256; id++) KEPT_ATTRS[id] = FORMATTING[id] === true || id === html.TAG_ID.HTML || id === html.TAG_ID.BODY || id === html.TAG_ID.ANNOTATION_XML;
 
-
 /** The shape of parse5's tokenizer that its tree builder reads and sets. */
 interface BuilderTokenizer {
   state: number;
