@@ -245,8 +245,6 @@ for (const id of [html.TAG_ID.A, html.TAG_ID.B, html.TAG_ID.BIG, html.TAG_ID.COD
 for (let id = 0; id < 256; id++) FORMATTING[id] ??= false;
 for (let id = 0; id < 256; id++) KEPT_ATTRS[id] = FORMATTING[id] === true || id === html.TAG_ID.HTML || id === html.TAG_ID.BODY || id === html.TAG_ID.ANNOTATION_XML;
 
-type Location = Token.Location & { attrs?: Record<string, Token.Location> };
-
 /** The shape of parse5's tokenizer that its tree builder reads and sets. */
 interface BuilderTokenizer {
   state: number;
@@ -292,6 +290,183 @@ function attributeList(count: number): Token.Attribute[] {
   return list;
 }
 
+/**
+ * The lines of a stretch of the input: `text` holds it from absolute offset `base`, whose line (from 1) and line
+ * start are `firstLine` and `firstLineStart`. The driver's Lines follow its held input (`text` grows with each
+ * write); when it drops what it has consumed, the old Lines keep the dropped text for the locations read from it
+ * and new Lines start where the old ones end. Lines are counted when a location is first read: the rewriter
+ * reads the lines of a few locations (those it reports), and most documents have nobody reading any.
+ * NOTE: counting the line and column of every tag and attribute as it was read was ~10% of the rewriter core
+ * over the 258 real pages (HtmlRewriteCore in alternating worker threads, nobody reading any line, against
+ * counting every one; see docs/performance.md).
+ */
+class Lines {
+  text: string;
+  readonly base: number;
+  private readonly firstLine: number;
+  private readonly firstLineStart: number;
+  /** Whether the text may hold a CR (searched for only then). */
+  private cr = false;
+  // Counting state: line breaks counted up to absolute offset `scanned`; `line` and `lineStart` are those of
+  // `scanned`.
+  private scanned: number;
+  line: number;
+  lineStart: number;
+  /** The next LF and CR at or after `scanned` (absolute offsets); -1 when not searched yet. */
+  private nextLf = -1;
+  private nextCr = -1;
+  /**
+   * Every MARK_LINES-th line counted: its start and number, in pairs. Counting goes on from the last mark before
+   * an offset: locations are read mostly in input order, but not only (the rewriter reads a `<style>` start
+   * tag's end when it comes, and the URLs of a `<link>` before it once the base is known).
+   */
+  private readonly marks: number[] = [];
+  /** The end of what was counted so far (marks are added past it only). */
+  private counted: number;
+
+  constructor(text: string, base: number, line: number, lineStart: number) {
+    this.text = text;
+    this.base = base;
+    this.firstLine = this.line = line;
+    this.firstLineStart = this.lineStart = lineStart;
+    this.scanned = this.counted = base;
+  }
+
+  sawCr(): void {
+    this.cr = true;
+    this.nextCr = -1;
+  }
+
+  /** The line and column (`target - lineStart + 1`) of absolute offset `target`: sets `line` and `lineStart`. */
+  at(target: number): void {
+    if (target < this.scanned || target - this.scanned > MARK_GAP) this.jump(target);
+    if (target === this.scanned) return;
+    // Line feeds, and CRs not followed by one (a CRLF is counted at its LF), in [scanned, target). The next of
+    // each is remembered, so that a long line is not searched again for every location on it.
+    const s = this.text;
+    for (;;) {
+      if (this.nextLf < this.scanned) this.nextLf = this.find('\n');
+      if (this.nextCr < this.scanned) this.nextCr = this.cr ? this.find('\r') : Infinity;
+      const k = Math.min(this.nextLf, this.nextCr);
+      if (k >= target) break;
+      const c = s.charCodeAt(k - this.base);
+      if (c !== C.Lf && c !== C.Cr) {
+        // A search that had run out of input (find's answer): search again from there.
+        this.scanned = k;
+        if (this.nextLf === k) this.nextLf = -1;
+        if (this.nextCr === k) this.nextCr = -1;
+        continue;
+      }
+      this.scanned = k + 1;
+      if (c === C.Cr && s.charCodeAt(k - this.base + 1) === C.Lf) continue;
+      this.line++;
+      this.lineStart = k + 1;
+      if (k >= this.counted && (this.line & (MARK_LINES - 1)) === 0) this.marks.push(k + 1, this.line);
+    }
+    this.scanned = target;
+    if (target > this.counted) this.counted = target;
+  }
+
+  /** Counting from the last mark (or the start) at or before `target`, if it is not where counting is now. */
+  private jump(target: number): void {
+    const marks = this.marks;
+    let lo = 0;
+    let hi = marks.length >> 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (marks[2 * mid]! <= target) lo = mid + 1;
+      else hi = mid;
+    }
+    const at = lo === 0 ? this.base : marks[2 * (lo - 1)]!;
+    if (at <= this.scanned && target >= this.scanned) return;
+    this.scanned = this.lineStart = at;
+    this.line = lo === 0 ? this.firstLine : marks[2 * lo - 1]!;
+    if (lo === 0) this.lineStart = this.firstLineStart;
+    this.nextLf = this.nextCr = -1;
+  }
+
+  /** The absolute offset of the next `c` at or after `scanned`; if none is here, the end of the text so far. */
+  private find(c: string): number {
+    const k = this.text.indexOf(c, this.scanned - this.base);
+    return this.base + (k === -1 ? this.text.length : k);
+  }
+}
+
+/** See Lines.marks (a power of two), and how far ahead a jump to a mark is looked for. */
+const MARK_LINES = 32;
+const MARK_GAP = 1 << 14;
+
+/** Counts the lines of a token's location and of its attributes' (see FastTokenizerDriver.write). */
+function countLines(token: Token.TagToken): void {
+  const location = token.location as SourceLocation | null;
+  if (location === null) return;
+  location.count();
+  const attrs = location.attrs;
+  if (attrs !== undefined) for (const name in attrs) (attrs[name] as SourceLocation).count();
+}
+
+/**
+ * parse5's location of a token or attribute, whose lines and columns are counted when first read: the start's
+ * line and column, and the end's, of the character before `endOffset` plus `endShift` (1 for a token, whose end
+ * is after its last character; 0 for an attribute, whose end is the character after it, and for EOF). Columns
+ * count UTF-16 units from 1; CRLF, CR and LF each end a line.
+ */
+class SourceLocation implements Token.LocationWithAttributes {
+  readonly startOffset: number;
+  readonly endOffset: number;
+  /** (A field from the start, undefined until a tag with URL-bearing attributes sets it: one shape for all.) */
+  attrs?: Record<string, Token.Location>;
+  /** Where its lines are counted; null once they are. */
+  private lines: Lines | null;
+  private readonly endShift: 0 | 1;
+  /** 0 until counted (lines and columns count from 1). */
+  private line = 0;
+  private column = 0;
+  private lastLine = 0;
+  private lastColumn = 0;
+
+  constructor(lines: Lines, startOffset: number, endOffset: number, endShift: 0 | 1) {
+    this.lines = lines;
+    this.startOffset = startOffset;
+    this.endOffset = endOffset;
+    this.endShift = endShift;
+  }
+
+  get startLine(): number {
+    if (this.line === 0) this.count();
+    return this.line;
+  }
+
+  get startCol(): number {
+    if (this.line === 0) this.count();
+    return this.column;
+  }
+
+  get endLine(): number {
+    if (this.line === 0) this.count();
+    return this.lastLine;
+  }
+
+  get endCol(): number {
+    if (this.line === 0) this.count();
+    return this.lastColumn;
+  }
+
+  /** Counts the lines of the start and of the end. */
+  count(): void {
+    const lines = this.lines;
+    if (lines === null) return;
+    this.lines = null;
+    lines.at(this.startOffset);
+    this.line = lines.line;
+    this.column = this.startOffset - lines.lineStart + 1;
+    const last = this.endOffset - this.endShift;
+    lines.at(last);
+    this.lastLine = lines.line;
+    this.lastColumn = last - lines.lineStart + 1 + this.endShift;
+  }
+}
+
 export class FastTokenizerDriver implements TokenizerEngine {
   private readonly builder: StackBuilder;
   private readonly modes: BuilderTokenizer;
@@ -318,13 +493,8 @@ export class FastTokenizerDriver implements TokenizerEngine {
   /** An incomplete construct at `pos` was tried with the input up to this length: try again once it doubles. */
   private retryAt = 0;
 
-  // Line counting, monotonic: line breaks counted up to absolute offset `lineScanned`.
-  private lineScanned = 0;
-  private line = 1;
-  private lineStart = 0;
-  /** The next LF and CR at or after lineScanned (absolute offsets); -1 when not searched yet. */
-  private nextLf = -1;
-  private nextCr = -1;
+  /** Lines of the input held now, for the locations of the tokens read from it (see SourceLocation). */
+  private lines = new Lines('', 0, 1, 0);
 
   constructor(handler: DriverHandler) {
     this.builder = new StackBuilder(handler);
@@ -338,10 +508,11 @@ export class FastTokenizerDriver implements TokenizerEngine {
     if (chunk.length > 0) {
       if (!this.seenCr && chunk.indexOf('\r') !== -1) {
         this.seenCr = true;
-        this.nextCr = -1;
+        this.lines.sawCr();
       }
       if (!this.seenNul && chunk.indexOf('\0') !== -1) this.seenNul = true;
       this.html = this.html.length === 0 ? chunk : this.html + chunk;
+      this.lines.text = this.html;
     }
     this.final = isLastChunk;
     if (!this.final && this.html.length < this.retryAt) return;
@@ -351,13 +522,21 @@ export class FastTokenizerDriver implements TokenizerEngine {
       this.eof();
       return;
     }
-    // Keep only the unconsumed input (and a little before it: see lineAt, which reads the unit before `pos`).
+    // Keep only the unconsumed input (and the unit before it, where the end of the last token's location is).
+    // What was consumed stays with the locations read from it (their Lines), which count its lines if asked;
+    // the lines of the input from here on start where it ends.
     if (this.pos > 1 << 16) {
       const drop = this.pos - 1;
-      this.lineAt(drop);
+      const lines = this.lines;
+      // The tokens the tree builder keeps (formatting elements') would keep the old text alive: their lines are
+      // counted now.
+      this.builder.keptTokens(countLines);
+      lines.at(this.base + drop);
       this.html = this.html.slice(drop);
       this.base += drop;
       this.pos -= drop;
+      this.lines = new Lines(this.html, this.base, lines.line, lines.lineStart);
+      if (this.seenCr) this.lines.sawCr();
     }
   }
 
@@ -607,11 +786,12 @@ export class FastTokenizerDriver implements TokenizerEngine {
         }
       }
     }
-    // `i` is at the ">". Locations in input order (lineAt moves forward only).
-    const location: Location = this.span(lt, -1, 1);
+    // `i` is at the ">".
+    const base = this.base;
+    const location = new SourceLocation(this.lines, base + lt, base + i + 1, 1);
     if (kept > 0) {
       const attrLocations = Object.create(null) as Record<string, Token.Location>;
-      for (let k = 0; k < kept; k++) attrLocations[SCRATCH_KEPT_NAMES[k]!] = this.span(SCRATCH_KEPT_AT[2 * k]!, SCRATCH_KEPT_AT[2 * k + 1]!, 0);
+      for (let k = 0; k < kept; k++) attrLocations[SCRATCH_KEPT_NAMES[k]!] = new SourceLocation(this.lines, base + SCRATCH_KEPT_AT[2 * k]!, base + SCRATCH_KEPT_AT[2 * k + 1]!, 0);
       location.attrs = attrLocations;
     }
     // A start tag's list is its own, even when empty: StackBuilder._createElement tells the element made from the
@@ -621,7 +801,6 @@ export class FastTokenizerDriver implements TokenizerEngine {
     // (A tag with very many attributes does not leave the scratch that long; what a tag cut by the end of input
     // left in it is overwritten by the next tag.)
     if (SCRATCH_ATTRS.length > SCRATCH_KEEP) SCRATCH_ATTRS.length = SCRATCH_KEPT_NAMES.length = SCRATCH_KEPT_AT.length = 0;
-    this.spanEnd(location, i + 1, 1);
     const token: Token.TagToken = {
       type: end ? Token.TokenType.END_TAG : Token.TokenType.START_TAG,
       tagName,
@@ -717,7 +896,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
     }
     if (gt === -1) {
       if (!this.final) return MORE;
-      return this.emitAtEof({ type: Token.TokenType.COMMENT, data: '', location: this.span(lt, s.length + 1, 1) });
+      return this.emitAtEof({ type: Token.TokenType.COMMENT, data: '', location: this.span(lt, s.length + 1) });
     }
     return this.emitComment(lt, gt + 1);
   }
@@ -728,13 +907,13 @@ export class FastTokenizerDriver implements TokenizerEngine {
     const gt = s.indexOf('>', at);
     if (gt === -1) {
       if (!this.final) return MORE;
-      return this.emitAtEof({ type: Token.TokenType.COMMENT, data: '', location: this.span(lt, s.length + 1, 1) });
+      return this.emitAtEof({ type: Token.TokenType.COMMENT, data: '', location: this.span(lt, s.length + 1) });
     }
     return this.emitComment(lt, gt + 1);
   }
 
   private emitComment(lt: number, end: number): number {
-    const token: Token.CommentToken = { type: Token.TokenType.COMMENT, data: '', location: this.span(lt, end, 1) };
+    const token: Token.CommentToken = { type: Token.TokenType.COMMENT, data: '', location: this.span(lt, end) };
     this.pos = end;
     this.builder.onComment(token);
     return end;
@@ -752,9 +931,9 @@ export class FastTokenizerDriver implements TokenizerEngine {
     const end = gt === -1 ? s.length : gt + 1;
     const fields = doctypeFields(s.slice(lt, end));
     if (gt === -1) {
-      return this.emitAtEof({ type: Token.TokenType.DOCTYPE, ...fields, location: this.span(lt, s.length + 1, 1) });
+      return this.emitAtEof({ type: Token.TokenType.DOCTYPE, ...fields, location: this.span(lt, s.length + 1) });
     }
-    const token: Token.DoctypeToken = { type: Token.TokenType.DOCTYPE, ...fields, location: this.span(lt, end, 1) };
+    const token: Token.DoctypeToken = { type: Token.TokenType.DOCTYPE, ...fields, location: this.span(lt, end) };
     this.pos = end;
     this.builder.onDoctype(token);
     return end;
@@ -1152,69 +1331,12 @@ export class FastTokenizerDriver implements TokenizerEngine {
     if (this.ended) return;
     this.ended = true;
     const at = this.base + this.html.length;
-    const { line, column } = this.lineAt(this.html.length);
-    this.builder.onEof({ type: Token.TokenType.EOF, location: { startLine: line, startCol: column, startOffset: at, endLine: line, endCol: column, endOffset: at } });
+    this.builder.onEof({ type: Token.TokenType.EOF, location: new SourceLocation(this.lines, at, at, 0) });
   }
 
-  // --- locations -------------------------------------------------------------------------------------------
-
-  /**
-   * parse5's location of [start, end) (indexes into `html`): line and column of `start`, and of the character
-   * before `end` plus `endColumnShift` (1 for a token's end, after its last character; 0 for an attribute, whose
-   * end is the character after it). Columns count UTF-16 units from 1; CRLF, CR and LF each end a line.
-   */
-  private span(start: number, end: number, endColumnShift: 0 | 1): Token.Location {
-    const a = this.lineAt(start);
-    const location = { startLine: a.line, startCol: a.column, startOffset: this.base + start, endLine: -1, endCol: -1, endOffset: -1 };
-    if (end >= 0) this.spanEnd(location, end, endColumnShift);
-    return location;
-  }
-
-  private spanEnd(location: Token.Location, end: number, endColumnShift: 0 | 1): void {
-    const b = this.lineAt(end - endColumnShift);
-    location.endLine = b.line;
-    location.endCol = b.column + endColumnShift;
-    location.endOffset = this.base + end;
-  }
-
-  private readonly position = { line: 1, column: 1 };
-
-  /** Line and column of index `at` of `html` (monotonic: never before an index asked for before). */
-  private lineAt(at: number): { line: number; column: number } {
-    const target = this.base + at;
-    if (target > this.lineScanned) {
-      // Line feeds, and CRs not followed by one (a CRLF is counted at its LF), in [lineScanned, target). The
-      // next of each is remembered, so that a long line is not searched again for every token on it.
-      const s = this.html;
-      for (;;) {
-        if (this.nextLf < this.lineScanned) this.nextLf = this.find('\n');
-        if (this.nextCr < this.lineScanned) this.nextCr = this.seenCr ? this.find('\r') : Infinity;
-        const k = Math.min(this.nextLf, this.nextCr);
-        if (k >= target) break;
-        const c = s.charCodeAt(k - this.base);
-        if (c !== C.Lf && c !== C.Cr) {
-          // A search that had run out of input (find's answer): search again from there.
-          this.lineScanned = k;
-          if (this.nextLf === k) this.nextLf = -1;
-          if (this.nextCr === k) this.nextCr = -1;
-          continue;
-        }
-        this.lineScanned = k + 1;
-        if (c === C.Cr && s.charCodeAt(k - this.base + 1) === C.Lf) continue;
-        this.line++;
-        this.lineStart = k + 1;
-      }
-      this.lineScanned = target;
-    }
-    this.position.line = this.line;
-    this.position.column = target - this.lineStart + 1;
-    return this.position;
-  }
-
-  /** The absolute offset of the next `c` at or after lineScanned; if none is here, the end of the input so far. */
-  private find(c: string): number {
-    const k = this.html.indexOf(c, this.lineScanned - this.base);
-    return this.base + (k === -1 ? this.html.length : k);
+  /** A comment's or doctype's location: from `start` to `end` (indexes into `html`). */
+  private span(start: number, end: number): Token.Location {
+    return new SourceLocation(this.lines, this.base + start, this.base + end, 1);
   }
 }
 

@@ -722,6 +722,17 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
   /** parse5's list, while the simulated one stands in for it. */
   private parse5Formatting: unknown = null;
 
+  /**
+   * Visits the tokens the tree builder keeps beyond the token it processes: those of the list of active
+   * formatting elements (parse5's, and the simulator's while it runs). The fast tokenizer counts their lines
+   * before it lets go of the input they were read from (fast-tokenizer.ts, SourceLocation).
+   */
+  keptTokens(visit: (token: Token.TagToken) => void): void {
+    const list = (this.simulating ? this.parse5Formatting : this.activeFormattingElements) as FormattingListInternals | null;
+    for (let e = list?.newest ?? null; e !== null; e = e.older) if (e.token !== undefined) visit(e.token);
+    if (this.simulating) for (const e of this.simulator!.formatting) visit(e.token);
+  }
+
   /** parse5's insertion mode for the simulator's state. */
   private simulatedMode(): InsertionMode {
     const sim = this.simulator!;
