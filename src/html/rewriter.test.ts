@@ -216,6 +216,22 @@ describe('reports', () => {
     expect(r.stats).toMatchObject({ rewritten: 3, unchanged: 0, unresolvable: 0 });
   });
 
+  it('reports plain records: data fields in one order, line and column as counted when the tag was read', async () => {
+    // The rewriter's site reads line and column lazily (rewriter.ts attributeSite); a record is a copy of plain values.
+    const html = `<p>\n\n  <a rel="next" href="x">\r\n<img src="y"><link rel=icon href=z>`;
+    {
+      const r = await absolutizeHtml(html, { retrieval });
+      expect(JSON.stringify(r.references)).toBe(
+        JSON.stringify([
+          { element: 'a', attribute: 'href', line: 3, column: 17, rel: 'next', raw: 'x', resolved: 'http://example.com/docs/x', base: url, baseSource: 'retrieval', changed: true },
+          { element: 'img', attribute: 'src', line: 4, column: 6, raw: 'y', resolved: 'http://example.com/docs/y', base: url, baseSource: 'retrieval', changed: true },
+          { element: 'link', attribute: 'href', line: 4, column: 29, rel: 'icon', raw: 'z', resolved: 'http://example.com/docs/z', base: url, baseSource: 'retrieval', changed: true },
+        ]),
+      );
+      for (const record of r.references) for (const key of Object.keys(record)) expect(Object.getOwnPropertyDescriptor(record, key)).toHaveProperty('value');
+    }
+  });
+
   it('reports an unresolvable reference and leaves it as written', async () => {
     const r = await absolutizeHtml(`<a href="http://[bad">`, { retrieval: { url: 'http://a/' } });
     expect(r.output).toBe(`<a href="http://[bad">`);
