@@ -24,6 +24,7 @@ import { getResolver } from '../uri/index.ts';
 import type { ResolverName } from '../uri/types.ts';
 import { dechunk, headerText, headerValues, lastHeader, parseHttpHead } from './http-message.ts';
 import type { HttpHead } from './http-message.ts';
+import { gzipChunkSize } from './gzip-member.ts';
 import { encodeUnit, serializeRecord, sha1Digest, warcDateNow, warcFields } from './writer.ts';
 
 export interface JobOptions {
@@ -281,8 +282,9 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
   // the payload is the block).
   const head = job.http ? parseHttpHead(block)! : null;
   // The head's references are rewritten after the framing rename, in the renamed head parsed anew.
-  const newBlock = head === null ? output : Buffer.concat([headReferences(rewriteHead(block, head, output.length), targetUri, options.resolver, true).output, output]);
-  const blockDigest = sha1Digest(newBlock);
+  // The block in two pieces, hashed and then copied once into the record (serializeRecord).
+  const newBlock = head === null ? [output] : [headReferences(rewriteHead(block, head, output.length), targetUri, options.resolver, true).output, output];
+  const blockDigest = sha1Digest(...newBlock);
   const newPayloadDigest = sha1Digest(output);
   const fields: Array<[string, string]> = [];
   let sawBlock = false;
@@ -356,7 +358,7 @@ function decode(body: Buffer, codings: readonly string[], max: number): Buffer {
   let out = body;
   for (const c of [...codings].reverse()) {
     const options = { maxOutputLength: max };
-    out = c === 'br' ? brotliDecompressSync(out, options) : c === 'deflate' ? ((out[0]! & 0x0f) === 0x08 ? inflateSync(out, options) : inflateRawSync(out, options)) : gunzipSync(out, options);
+    out = c === 'br' ? brotliDecompressSync(out, options) : c === 'deflate' ? ((out[0]! & 0x0f) === 0x08 ? inflateSync(out, options) : inflateRawSync(out, options)) : gunzipSync(out, { ...options, chunkSize: gzipChunkSize(out, max) });
   }
   return out;
 }
