@@ -56,7 +56,8 @@ export const WARC_INITIAL_OLD_SPACE_MB = 32;
  * garbage collector as it is: efficiency mode would otherwise mark and sweep on the JavaScript threads alone
  * (the worker's heap then reached 113 MB, the process 320–330 MiB). Both flags together: 12–18% less
  * whole-process CPU, wall no worse, peak RSS 205–218 MiB against 222–245 (bench/warc.ts jobs, paired rounds;
- * docs/performance.md); on a 270 MB stream (`bench/warc.ts stream 256`) the same CPU and lower RSS. V8 reads
+ * docs/performance.md); on a 270 MB stream (`bench/warc.ts stream 256`) the same CPU, peak RSS 226–230 MiB
+ * against 248–255. V8 reads
  * both as it runs, so set here they are the whole process's from now on.
  */
 export const WARC_TIERING_FLAGS = ['--efficiency-mode', '--no-single-threaded-gc-in-background'] as const;
