@@ -95,7 +95,7 @@ export function generate(): string {
   return BENCH_WARC;
 }
 
-/** As `absolutize crawl.warc.gz` sets V8's heap growth (src/cli/heap-growth.ts). */
+/** As `absolutize crawl.warc.gz` sets V8's heap growth and tiering (src/cli/heap-growth.ts). */
 async function asTheCli(): Promise<void> {
   const { limitWarcHeap } = await import('../dist/cli/heap-growth.js');
   limitWarcHeap();

@@ -58,7 +58,8 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
     throw new AbsError('a WARC is not written to a terminal: give -o FILE, or --links - for the report only', 'ABS_ERR_USAGE');
   }
 
-  // A crawl is a long run of independent records: bound how far V8 lets the heaps grow (heap-growth.ts).
+  // A crawl is a long run of independent records: bound how far V8 lets the heaps grow, and hold its optimizing
+  // compiler back until the rewriting code's types have settled (heap-growth.ts).
   limitWarcHeap();
   let links: LinkSink | null = null;
   let output: AtomicFile | null = null;

@@ -24,7 +24,6 @@ import { pipeline } from 'node:stream/promises';
 import type { Warning, WarningCode } from '../errors.ts';
 import type { RewriteChoices } from '../html/rewriter.ts';
 import { parseContentType } from '../http/content-type.ts';
-import { responseKind } from '../http/response-rewriter.ts';
 import { resolveWarcLimits } from '../limits.ts';
 import type { WarcLimits } from '../limits.ts';
 import { browserResolver } from '../uri/browser.ts';

@@ -1,7 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { constants, crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
+import { gzipChunkSize, gzipHeaderLength, inflateMember, outputChunkSize } from './gzip-member.ts';
 import { dechunk, parseHttpHead } from './http-message.ts';
 import { arcDateToWarc, parseArcLine, parseFields } from './record.ts';
-import { base32, sha1Digest } from './writer.ts';
+import { base32, encodeUnit, serializeRecord, sha1Digest } from './writer.ts';
 
 describe('base32 (RFC 4648 §10 test vectors) and sha1 digests', () => {
   test.each([
@@ -43,5 +46,90 @@ describe('headers', () => {
     expect(parseArcLine('http://x/ 192.0.2.1 20140216050221 text/html 200 - - 0 x.arc 12', 2)).toMatchObject({ url: 'http://x/', length: 12 });
     expect(parseArcLine('http://x/ 192.0.2.1 20140216050221 text/html -1', 1)).toBeNull();
     expect(arcDateToWarc('20140216050221')).toBe('2014-02-16T05:02:21Z');
+  });
+});
+
+/**
+ * Output chunks sized from a gzip trailer's ISIZE (gzip-member.ts) change what zlib allocates, never what it
+ * returns: each result is compared with zlib's at its default chunk, on members that are whole, followed by
+ * others or by bytes that look like a member, cut short, or corrupt, and with magics inside their data.
+ */
+describe('zlib output chunks sized from the trailer', () => {
+  const MAGIC = Buffer.from([0x1f, 0x8b, 0x08]);
+  /** Compressible text, random bytes and gzip magics, in runs. */
+  const payload = fc.array(fc.oneof(fc.constantFrom('<a href="x">', 'text ', '\r\n', 'é'.repeat(3)).map((t) => Buffer.from(t.repeat(40))), fc.uint8Array({ maxLength: 3000 }).map((b) => Buffer.from(b)), fc.constant(MAGIC)), { maxLength: 30 }).map((parts) => Buffer.concat(parts));
+  /** What inflateMember answered before chunks were sized: the same calls at zlib's default chunk. */
+  function reference(bytes: Buffer, max: number): unknown {
+    const header = gzipHeaderLength(bytes);
+    if (header === null) return { state: 'partial' };
+    let r: { buffer: Buffer; engine: { bytesWritten: number } };
+    try {
+      r = inflateRawSync(bytes.subarray(header), { info: true, finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: max }) as unknown as typeof r;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? { state: 'too-large' } : { state: 'corrupt', reason: (err as Error).message };
+    }
+    const trailer = header + r.engine.bytesWritten;
+    if (trailer + 8 > bytes.length) return { state: 'partial' };
+    if (bytes.readUInt32LE(trailer) !== crc32(r.buffer) || bytes.readUInt32LE(trailer + 4) !== r.buffer.length % 0x100000000) return { state: 'corrupt', reason: 'the gzip trailer (CRC-32 and length) does not match the data' };
+    return { state: 'complete', length: trailer + 8, data: r.buffer };
+  }
+
+  test('inflateMember: the same result as at the default chunk, whatever follows the member', () => {
+    fc.assert(
+      fc.property(payload, fc.integer({ min: 0, max: 9 }), fc.oneof(payload.map((p) => gzipSync(p)), payload, fc.constant(Buffer.alloc(0))), fc.option(fc.integer({ min: 0, max: 1 << 20 })), fc.option(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 }))), fc.integer({ min: 64, max: 1 << 16 }), (data, level, after, cut, flip, max) => {
+        let bytes = Buffer.concat([gzipSync(data, { level }), after]);
+        if (flip !== null) {
+          bytes = Buffer.from(bytes);
+          bytes[flip[0] % bytes.length]! ^= flip[1];
+        }
+        if (cut !== null) bytes = bytes.subarray(0, cut % (bytes.length + 1));
+        if (bytes.length < 3 || !bytes.subarray(0, 3).equals(MAGIC)) return;
+        expect(inflateMember(bytes, max)).toEqual(reference(bytes, max));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test('outputChunkSize is a plausible size or the default, never below zlib\'s minimum', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 4000 }), fc.nat(30), fc.integer({ min: 0, max: 1 << 27 }), (bytes, header, max) => {
+        const chunk = outputChunkSize(Buffer.from(bytes), header, max);
+        expect(chunk).toBeGreaterThanOrEqual(64);
+        expect(chunk === 16 * 1024 || chunk <= max + 1).toBe(true);
+      }),
+    );
+  });
+
+  test('gunzip of a gzip-coded body: the same bytes as at the default chunk (one member, several, trailing bytes)', () => {
+    fc.assert(
+      fc.property(fc.array(payload, { minLength: 1, maxLength: 3 }), fc.uint8Array({ maxLength: 20 }), (parts, tail) => {
+        const body = Buffer.concat([...parts.map((p) => gzipSync(p)), tail]);
+        let expected: Buffer | string;
+        try {
+          expected = gunzipSync(body);
+        } catch (err) {
+          expected = (err as Error).message;
+        }
+        let actual: Buffer | string;
+        try {
+          actual = gunzipSync(body, { chunkSize: gzipChunkSize(body, 1 << 27) });
+        } catch (err) {
+          actual = (err as Error).message;
+        }
+        expect(actual).toEqual(expected);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('encodeUnit and a record given in pieces: the bytes of a level-1 gzip of the record joined', () => {
+    fc.assert(
+      fc.property(fc.array(payload, { maxLength: 3 }), (pieces) => {
+        const record = serializeRecord('WARC/1.0', [['WARC-Type', 'response']], pieces);
+        expect(record).toEqual(serializeRecord('WARC/1.0', [['WARC-Type', 'response']], Buffer.concat(pieces)));
+        expect(encodeUnit(record, true)).toEqual(gzipSync(record, { level: 1 }));
+      }),
+      { numRuns: 100 },
+    );
   });
 });
