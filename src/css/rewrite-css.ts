@@ -122,6 +122,39 @@ const enum T {
   Semicolon,
 }
 
+/** The functions whose strings are URLs (the name ASCII-case-insensitively); every other function, and a block, is `None`. */
+const enum Fn {
+  None,
+  Url,
+  Src,
+  /** image-set() and -webkit-image-set() */
+  ImageSet,
+}
+
+/** What the function named s[from, to) is. */
+function functionKind(s: string, from: number, to: number): Fn {
+  switch (to - from) {
+    case 3:
+      return asciiCaseIs(s, from, to, 'url') ? Fn.Url : asciiCaseIs(s, from, to, 'src') ? Fn.Src : Fn.None;
+    case 9:
+      return asciiCaseIs(s, from, to, 'image-set') ? Fn.ImageSet : Fn.None;
+    case 17:
+      return asciiCaseIs(s, from, to, '-webkit-image-set') ? Fn.ImageSet : Fn.None;
+    default:
+      return Fn.None;
+  }
+}
+
+/** Whether s[from, to), ASCII-lowercased (https://infra.spec.whatwg.org/#ascii-lowercase), is `lower`. */
+function asciiCaseIs(s: string, from: number, to: number, lower: string): boolean {
+  if (to - from !== lower.length) return false;
+  for (let k = 0; k < lower.length; k++) {
+    const c = s.charCodeAt(from + k);
+    if ((c >= 0x41 && c <= 0x5a ? c + 0x20 : c) !== lower.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
 const TOKEN_KINDS: ReadonlyMap<TokenType, T> = new Map([
   [TokenType.Comment, T.Comment],
   [TokenType.String, T.String],
@@ -146,18 +179,20 @@ class UrlScan {
   depth = 0;
   private readonly css: string;
   private readonly allowImport: boolean;
-  private readonly position: (offset: number) => { line: number; column: number };
   private frames = 0;
-  /** Per open frame: its function's name (ASCII-lowercased where it matters; null: a block), its closing token, and whether a token other than whitespace or a comment has been seen inside it. */
-  private readonly frameFn: Array<string | null> = [];
-  private readonly frameClosedBy: T[] = [];
-  private readonly frameSaw: boolean[] = [];
+  /**
+   * Per open frame, one number (one array, not an object per frame; measured: a `style` attribute's scan
+   * allocated ~1.3 KB): its function (`Fn`, Fn.None for a block) in bits 0–1, whether a token other than whitespace
+   * or a comment has been seen inside it in bit 2, its closing token from bit 3.
+   */
+  private readonly frameStack: number[] = [];
   private prelude: AtRulePrelude | null = null;
+  /** Line and column of the references: see `locate`. */
+  private lines: LineCounter | null = null;
 
   constructor(css: string, options: FindCssUrlsOptions) {
     this.css = css;
     this.allowImport = (options.context ?? 'stylesheet') === 'stylesheet';
-    this.position = lineCounter(css);
   }
 
   /** A comment [start, end). */
@@ -167,23 +202,27 @@ class UrlScan {
     const c = at(this.css, start + 2);
     if (c !== 0x23 && c !== 0x40) return;
     const m = SOURCE_MAP_COMMENT.exec(this.css.slice(start, end));
-    if (m !== null) this.references.push({ kind: 'source-map', value: m[1]!, start, end, ...this.position(start) });
+    if (m !== null) this.push('source-map', m[1]!, start, end);
   }
 
-  /** A token [start, end) but whitespace and comments; `value`: a string's or URL's value, a function's or at-keyword's name. */
-  token(type: T, start: number, end: number, value: string): void {
+  /**
+   * A token [start, end) but whitespace and comments; `value`: a string's or URL's value, an at-keyword's name;
+   * `fn`: what a function's name is (Fn.None for every other token).
+   */
+  token(type: T, start: number, end: number, value: string, fn: Fn): void {
     if (type === T.OpenCurly || type === T.OpenParen || type === T.OpenSquare || type === T.Function) this.depth++;
     else if (type === T.CloseCurly || type === T.CloseParen || type === T.CloseSquare) {
       this.depth = Math.max(0, this.depth - 1);
       if (this.depth === 0 && type === T.CloseCurly) this.result.cut = end;
     } else if (type === T.Semicolon && this.depth === 0) this.result.cut = end;
 
-    // The open frames (functions and blocks): a stack of three arrays, `frames` deep (no object per frame).
+    // The open frames (functions and blocks).
     const frames = this.frames;
     const top = frames - 1;
-    const fn = frames === 0 ? null : this.frameFn[top]!;
-    const firstInFrame = frames !== 0 && !this.frameSaw[top]!;
-    if (frames !== 0) this.frameSaw[top] = true;
+    const frame = frames === 0 ? 0 : this.frameStack[top]!;
+    const inFn: Fn = frame & 3;
+    const firstInFrame = frames !== 0 && (frame & 4) === 0;
+    if (firstInFrame) this.frameStack[top] = frame | 4;
     let prelude = this.prelude;
     const firstInPrelude = prelude !== null && prelude.depth === frames && !prelude.sawArgument;
     if (prelude !== null && prelude.depth === frames) prelude.sawArgument = true;
@@ -193,18 +232,16 @@ class UrlScan {
         this.report('url', start, end, value);
         break;
       case T.String:
-        if (fn === 'url' && firstInFrame) this.report('url', start, end, value);
-        else if (fn === 'src' && firstInFrame) this.report('src', start, end, value);
-        else if (fn === 'image-set' || fn === '-webkit-image-set') this.report('image-set', start, end, value);
+        if (inFn === Fn.Url && firstInFrame) this.report('url', start, end, value);
+        else if (inFn === Fn.Src && firstInFrame) this.report('src', start, end, value);
+        else if (inFn === Fn.ImageSet) this.report('image-set', start, end, value);
         else if (prelude?.name === 'import' && firstInPrelude) this.report('import', start, end, value);
         break;
       case T.AtKeyword: {
         // https://drafts.csswg.org/css-syntax-3/#consume-at-rule
         // NOTE: an @import after other rules is ignored by browsers; we still rewrite it (harmless, and simpler).
-        const name = value.length === 6 || value.length === 9 ? asciiLowercase(value) : '';
-        if (name === 'namespace' || (name === 'import' && this.allowImport && frames === 0)) {
-          this.prelude = { name, depth: frames, sawArgument: false };
-        }
+        if (asciiCaseIs(value, 0, value.length, 'namespace')) this.prelude = { name: 'namespace', depth: frames, sawArgument: false };
+        else if (this.allowImport && frames === 0 && asciiCaseIs(value, 0, value.length, 'import')) this.prelude = { name: 'import', depth: frames, sawArgument: false };
         break;
       }
       case T.Semicolon:
@@ -215,17 +252,14 @@ class UrlScan {
       case T.OpenSquare:
       case T.OpenCurly:
         if (type === T.OpenCurly && prelude?.depth === frames) this.prelude = prelude = null;
-        // Only these names matter (url, src, image-set, -webkit-image-set): others need no lowercasing.
-        this.frameFn[frames] = type === T.Function ? (value.length === 3 || value.length === 9 || value.length === 17 ? asciiLowercase(value) : value) : null;
-        this.frameClosedBy[frames] = type === T.OpenSquare ? T.CloseSquare : type === T.OpenCurly ? T.CloseCurly : T.CloseParen;
-        this.frameSaw[frames] = false;
+        this.frameStack[frames] = ((type === T.OpenSquare ? T.CloseSquare : type === T.OpenCurly ? T.CloseCurly : T.CloseParen) << 3) | fn;
         this.frames = frames + 1;
         break;
       case T.CloseParen:
       case T.CloseSquare:
       case T.CloseCurly:
         // Only the matching ending token closes a block; a stray one is an ordinary token.
-        if (frames !== 0 && this.frameClosedBy[top] === type) this.frames = frames - 1;
+        if (frames !== 0 && frame >> 3 === type) this.frames = frames - 1;
         if (prelude !== null && prelude.depth > this.frames) this.prelude = null;
         break;
       default:
@@ -237,14 +271,20 @@ class UrlScan {
   /** `token(T.Other, …)` in short: a token that only counts as an argument of the frame and prelude it is in. */
   other(): void {
     const frames = this.frames;
-    if (frames !== 0) this.frameSaw[frames - 1] = true;
+    if (frames !== 0) this.frameStack[frames - 1]! |= 4;
     const prelude = this.prelude;
     if (prelude !== null && prelude.depth === frames) prelude.sawArgument = true;
   }
 
   private report(kind: CssUrlReference['kind'], start: number, end: number, value: string): void {
     if (this.prelude?.name === 'namespace') return;
-    this.references.push({ kind, value, start, end, ...this.position(start) });
+    this.push(kind, value, start, end);
+  }
+
+  private push(kind: CssUrlReference['kind'], value: string, start: number, end: number): void {
+    const lines = (this.lines ??= new LineCounter(this.css));
+    lines.advance(start);
+    this.references.push({ kind, value, start, end, line: lines.line, column: start - lines.lineStart + 1 });
   }
 }
 
@@ -260,8 +300,8 @@ export function scanCssTokenized(css: string, options: FindCssUrlsOptions = {}):
       continue;
     }
     const kind = TOKEN_KINDS.get(type) ?? T.Other;
-    const value = type === TokenType.String || type === TokenType.URL || type === TokenType.Function || type === TokenType.AtKeyword ? token[4].value : '';
-    scan.token(kind, token[2], token[3] + 1, value);
+    const value = type === TokenType.String || type === TokenType.URL || type === TokenType.AtKeyword ? token[4].value : '';
+    scan.token(kind, token[2], token[3] + 1, value, type === TokenType.Function ? functionKind(token[4].value, 0, token[4].value.length) : Fn.None);
   }
   return scan.result;
 }
@@ -294,7 +334,7 @@ export function scanCssFast(css: string, options: FindCssUrlsOptions = {}): { re
     else {
       const single = c < 0x80 ? SINGLE_TOKENS[c]! : T.Other;
       if (single !== T.Other) {
-        scan.token(single, i, i + 1, '');
+        scan.token(single, i, i + 1, '', Fn.None);
         i++;
       } else i = otherToken(css, i, c, scan);
     }
@@ -394,7 +434,7 @@ function atKeyword(css: string, i: number, scan: UrlScan): number {
     return i + 1;
   }
   const end = identEnd(css, i + 1);
-  if (end >= 0) scan.token(T.AtKeyword, i, end, css.slice(i + 1, end));
+  if (end >= 0) scan.token(T.AtKeyword, i, end, css.slice(i + 1, end), Fn.None);
   return end;
 }
 
@@ -506,7 +546,7 @@ function functionOrUrl(css: string, i: number, nameEnd: number, scan: UrlScan): 
     // url( then a quote: a function token, the whitespace after it a token of its own.
     if (q !== 0x22 && q !== 0x27) return url(css, i, h, scan);
   }
-  scan.token(T.Function, i, nameEnd + 1, css.slice(i, nameEnd));
+  scan.token(T.Function, i, nameEnd + 1, '', functionKind(css, i, nameEnd));
   return nameEnd + 1;
 }
 
@@ -515,23 +555,23 @@ function url(css: string, start: number, h: number, scan: UrlScan): number {
   const from = h;
   for (;;) {
     if (h >= css.length) {
-      scan.token(T.Url, start, css.length, css.slice(from, h));
+      scan.token(T.Url, start, css.length, css.slice(from, h), Fn.None);
       return css.length;
     }
     const c = css.charCodeAt(h);
     if (c === 0x29) {
-      scan.token(T.Url, start, h + 1, css.slice(from, h));
+      scan.token(T.Url, start, h + 1, css.slice(from, h), Fn.None);
       return h + 1;
     }
     if (isCssWhitespace(c)) {
       const valueEnd = h;
       while (isCssWhitespace(at(css, h))) h++;
       if (h >= css.length) {
-        scan.token(T.Url, start, css.length, css.slice(from, valueEnd));
+        scan.token(T.Url, start, css.length, css.slice(from, valueEnd), Fn.None);
         return css.length;
       }
       if (at(css, h) === 0x29) {
-        scan.token(T.Url, start, h + 1, css.slice(from, valueEnd));
+        scan.token(T.Url, start, h + 1, css.slice(from, valueEnd), Fn.None);
         return h + 1;
       }
       return badUrl(css, start, h, scan);
@@ -564,7 +604,7 @@ function string(css: string, i: number, quote: number, scan: UrlScan): number {
   for (let h = i + 1; h < css.length; h++) {
     const c = css.charCodeAt(h);
     if (c === quote) {
-      scan.token(T.String, i, h + 1, plain ? css.slice(i + 1, h) : stringValue(css, i + 1, h));
+      scan.token(T.String, i, h + 1, plain ? css.slice(i + 1, h) : stringValue(css, i + 1, h), Fn.None);
       return h + 1;
     }
     // A newline: a bad string, up to it (the newline is whitespace that follows).
@@ -588,7 +628,7 @@ function string(css: string, i: number, quote: number, scan: UrlScan): number {
       } else h += 1;
     }
   }
-  scan.token(T.String, i, css.length, plain ? css.slice(i + 1) : stringValue(css, i + 1, css.length));
+  scan.token(T.String, i, css.length, plain ? css.slice(i + 1) : stringValue(css, i + 1, css.length), Fn.None);
   return css.length;
 }
 
@@ -695,46 +735,45 @@ function isEscaped(source: string, index: number): boolean {
   return backslashes % 2 === 1;
 }
 
-// https://infra.spec.whatwg.org/#ascii-lowercase (String#toLowerCase maps U+212A KELVIN SIGN to "k").
-function asciiLowercase(s: string): string {
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    out += c >= 0x41 && c <= 0x5a ? String.fromCharCode(c + 0x20) : s[i];
-  }
-  return out;
-}
-
 const BARE_CR = /\r(?!\n)/;
 
 /**
  * Line and column of increasing offsets into `css`, counting CSS newlines
- * (https://drafts.csswg.org/css-syntax-3/#input-preprocessing: CR LF, CR, FF and LF each end a line).
+ * (https://drafts.csswg.org/css-syntax-3/#input-preprocessing: CR LF, CR, FF and LF each end a line). Made at
+ * the first reference: text with none needs no look at its line ends.
  */
-function lineCounter(css: string): (offset: number) => { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  let scanned = 0;
-  // Most stylesheets end their lines with LF or CR LF, never a bare CR or FF: their lines are counted by
-  // indexOf of LF (a CR LF ends its line at the LF, as below).
-  const lfOnly = css.indexOf('\f') === -1 && !BARE_CR.test(css);
-  return (offset) => {
-    if (lfOnly) {
-      for (let lf = css.indexOf('\n', scanned); lf !== -1 && lf < offset; lf = css.indexOf('\n', lf + 1)) {
-        line++;
-        lineStart = lf + 1;
+class LineCounter {
+  /** The line of the offset last given to `advance`, and the offset its line starts at. */
+  line = 1;
+  lineStart = 0;
+  private scanned = 0;
+  private readonly css: string;
+  private readonly lfOnly: boolean;
+
+  constructor(css: string) {
+    this.css = css;
+    // Most stylesheets end their lines with LF or CR LF, never a bare CR or FF: their lines are counted by
+    // indexOf of LF (a CR LF ends its line at the LF, as below).
+    this.lfOnly = css.indexOf('\f') === -1 && !BARE_CR.test(css);
+  }
+
+  advance(offset: number): void {
+    const css = this.css;
+    if (this.lfOnly) {
+      for (let lf = css.indexOf('\n', this.scanned); lf !== -1 && lf < offset; lf = css.indexOf('\n', lf + 1)) {
+        this.line++;
+        this.lineStart = lf + 1;
       }
-      if (offset > scanned) scanned = offset;
-      return { line, column: offset - lineStart + 1 };
+      if (offset > this.scanned) this.scanned = offset;
+      return;
     }
-    for (; scanned < offset; scanned++) {
-      const c = css.charCodeAt(scanned);
-      if (c === 0x0d && at(css, scanned + 1) === 0x0a) scanned++;
+    for (; this.scanned < offset; this.scanned++) {
+      const c = css.charCodeAt(this.scanned);
+      if (c === 0x0d && at(css, this.scanned + 1) === 0x0a) this.scanned++;
       if (c === 0x0a || c === 0x0c || c === 0x0d) {
-        line++;
-        lineStart = scanned + 1;
+        this.line++;
+        this.lineStart = this.scanned + 1;
       }
     }
-    return { line, column: offset - lineStart + 1 };
-  };
+  }
 }
