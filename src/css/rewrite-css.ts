@@ -103,6 +103,7 @@ export function findCssUrls(css: string, options: FindCssUrlsOptions = {}): CssU
  * @csstools/css-tokenizer (`scanCssTokenized`).
  */
 export function scanCss(css: string, options: FindCssUrlsOptions = {}): { references: CssUrlReference[]; cut: number } {
+  if (!warmedUp) warmUp();
   return scanCssFast(css, options) ?? scanCssTokenized(css, options);
 }
 
@@ -798,20 +799,23 @@ class LineCounter {
 /**
  * Type feedback for every branch of the scan before V8 optimizes it. V8 compiles a function for the branches it
  * has seen run; a branch first taken later (an at-keyword, a CDO, a string in image-set()) throws the compiled
- * code away, and the scan was compiled again 5–8 times on the mbox bench (docs/performance.md). Scanning, at
- * load, text that takes every branch (each function runs 8 times before V8 starts keeping feedback for it) costs
- * well under a millisecond once.
+ * code away, and the scan was compiled again 5–8 times on the mbox bench (docs/performance.md). Before the first
+ * scan, `warmUp` scans text that takes every branch: ~1.7 ms, once (a process without CSS never pays it).
  */
 const WARM_UP = [
   '@charset "x";/*# sourceMappingURL=a.map */@import url(a.css);@import "b\\41 .css" screen;@namespace svg url(http://x);',
   '<!-- a{b:url( c.png );c:url("d")url(e f)url(g\'h)src("i")image-set("j" 1x,\'k\' 2x)-webkit-image-set(url(l) 1x)}-->',
-  '#m .n>o+p~q[r="s"]{t:-1.5e+3px +.5% 7E2 -u --w #x #- @y @ 1e 2e-a "\\\r\n\\\n\\\\\\"" \'\x00\ud800\'}',
+  '#m .n>o+p~q[r="s"]{t:-1.5e+3px +.5% 7E2 5- 6-7 -u --w #x #- @y @ 1e 2e-a "\\\r\n\\\n\\\\\\"" \'\x00\ud800\'}',
   'u {\n  v: 1\r2\f3;\r\n  w: 12.25e+10 "\\aF \\Bc\\0a\\3000\t\\d\r\n" "bad\nx:url(bad"url)y:z;',
 ].join('');
-// V8 keeps feedback for a function from its 9th call: first short text that calls every function of the scan.
-for (let k = 0; k < 9; k++) scanCssFast('@a #b -c 1 .2 +3% 4e5 <!-- --> /**/ "d" url(e) f(g) {h:url("i")}');
-for (const context of ['stylesheet', 'declarations'] as const) {
-  // The text as it is, and cut short (open tokens at the end).
-  scanCssFast(WARM_UP, { context });
-  scanCssFast(WARM_UP.slice(0, -7), { context });
+
+let warmedUp = false;
+
+function warmUp(): void {
+  warmedUp = true;
+  // V8 keeps feedback for a function from its 9th call: first short text that calls every function of the scan.
+  for (let k = 0; k < 9; k++) scanCssFast('@a #b -c 1 .2 +3% 4e5 <!-- --> /**/ "d" url(e) f(g) {h:url("i")}');
+  // The text as it is, and cut short (open tokens at the end) as a declaration list.
+  scanCssFast(WARM_UP);
+  scanCssFast(WARM_UP.slice(0, -7), { context: 'declarations' });
 }
