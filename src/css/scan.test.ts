@@ -121,6 +121,28 @@ describe('scanCssFast: the hand-written tokenizer gives what @csstools/css-token
   });
 });
 
+describe('what one scan leaves for the next (the frame stack is shared; an empty result is one frozen array)', () => {
+  it('a scan after a deeply nested one, and after one left open inside a function, finds what it finds alone', () => {
+    const plain = 'a{b:url("c.png")image-set("d" 1x)}';
+    const alone = scanCss(plain);
+    for (const before of ['('.repeat(3000) + 'url("x")', '{'.repeat(1500) + 'src("y"', 'url("z"', '[image-set(']) {
+      scanCssFast(before);
+      scanCssTokenized(before);
+      expect(scanCss(plain)).toEqual(alone);
+      expect(scanCssFast(plain)).toEqual(scanCssTokenized(plain));
+    }
+    expect(alone.references.map((r) => r.value)).toEqual(['c.png', 'd']);
+  });
+
+  it("findCssUrls returns an array of the caller's own, also when it finds nothing", () => {
+    const none = findCssUrls('url-less: src-less');
+    expect(none).toEqual([]);
+    none.push({ kind: 'url', value: 'x', start: 0, end: 1, line: 1, column: 1 });
+    expect(findCssUrls('url-less: src-less')).toEqual([]);
+    expect(scanCss('url-less').references).toEqual([]);
+  });
+});
+
 describe('reference positions', () => {
   /** Line and column of `offset`, counted naively: CR LF, CR, FF and LF each end a line. */
   const naive = (css: string, offset: number): { line: number; column: number } => {

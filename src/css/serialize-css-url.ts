@@ -22,33 +22,55 @@ export function serializeCssUrl(url: string, quote: CssUrlQuote): string {
   return quote === null ? `url(${escapeUrlTokenBody(url)})` : quote + escapeStringBody(url, quote) + quote;
 }
 
-/** @internal The text between `url(` and `)` of an unquoted url-token whose value is `url`. */
+/**
+ * @internal The text between `url(` and `)` of an unquoted url-token whose value is `url`. The text between
+ * escapes is copied as slices, and a URL with nothing to escape (most of them) is returned as it is.
+ */
 export function escapeUrlTokenBody(url: string): string {
   let out = '';
+  let copied = 0;
   for (let i = 0; i < url.length; i++) {
     const c = url.charCodeAt(i);
-    if (c === 0) out += '\uFFFD';
-    // consume-url-token: whitespace (only allowed trailing) and non-printables make a bad-url token.
-    else if (isWhitespace(c) || isNonPrintable(c)) out += hexEscape(c);
-    // consume-url-token: '"', "'" and '(' make a bad-url token; ')' ends it; '\' starts an escape.
-    else if (c === 0x22 || c === 0x27 || c === 0x28 || c === 0x29 || c === 0x5c) out += '\\' + url[i];
-    else out += url[i];
+    // Every code unit that needs escaping is at most ')' (0x29), a backslash (0x5c) or DEL (0x7f).
+    if (c > 0x29 && c !== 0x5c && c !== 0x7f) continue;
+    const escaped = urlTokenEscape(c, url[i]!);
+    if (escaped === null) continue;
+    out += url.slice(copied, i) + escaped;
+    copied = i + 1;
   }
-  return out;
+  return copied === 0 ? url : out + url.slice(copied);
 }
 
-/** @internal The text between the quotes of a string token whose value is `url`. */
+/** How code unit `c` (the string `ch`) is written in a url-token's body, or null if as itself. */
+function urlTokenEscape(c: number, ch: string): string | null {
+  if (c === 0) return '\uFFFD';
+  // consume-url-token: whitespace (only allowed trailing) and non-printables make a bad-url token.
+  if (isWhitespace(c) || isNonPrintable(c)) return hexEscape(c);
+  // consume-url-token: '"', "'" and '(' make a bad-url token; ')' ends it; '\' starts an escape.
+  if (c === 0x22 || c === 0x27 || c === 0x28 || c === 0x29 || c === 0x5c) return '\\' + ch;
+  return null;
+}
+
+/**
+ * @internal The text between the quotes of a string token whose value is `url`. The text between escapes is
+ * copied as slices, and a URL with nothing to escape (most of them) is returned as it is.
+ */
 export function escapeStringBody(url: string, quote: '"' | "'"): string {
+  const q = quote.charCodeAt(0);
   let out = '';
+  let copied = 0;
   for (let i = 0; i < url.length; i++) {
     const c = url.charCodeAt(i);
-    if (c === 0) out += '\uFFFD';
+    let escaped: string;
+    if (c === 0) escaped = '\uFFFD';
     // consume-string-token: a newline makes a bad-string token.
-    else if (c === 0x0a || c === 0x0c || c === 0x0d) out += hexEscape(c);
-    else if (url[i] === quote || c === 0x5c) out += '\\' + url[i];
-    else out += url[i];
+    else if (c === 0x0a || c === 0x0c || c === 0x0d) escaped = hexEscape(c);
+    else if (c === q || c === 0x5c) escaped = '\\' + url[i];
+    else continue;
+    out += url.slice(copied, i) + escaped;
+    copied = i + 1;
   }
-  return out;
+  return copied === 0 ? url : out + url.slice(copied);
 }
 
 /** @internal https://drafts.csswg.org/css-syntax-3/#whitespace (before preprocessing, so CR and FF count too). */
