@@ -87,6 +87,49 @@ describe('MetaCharsetScanner: the same result as the scan on parse5 tokenizer', 
     );
   });
 
+  // The fast scan reads on after a tag outside the head (every token ending at or past byte 1024 ends the scan;
+  // text reaching byte 1024 is parse5's), and holds a write that cannot end a token without searching it.
+  const text = fc.oneof(
+    fc.nat({ max: 1100 }).map((n) => 'word '.repeat(Math.ceil(n / 5)).slice(0, n)),
+    fc.nat({ max: 1100 }).map((n) => 'x'.repeat(n)),
+    fc.constantFrom(' ', 'a b', '\0', '&amp;', '\r\n', '<', '< b', '<3', 'a<', '<<', '>', '-', '-->', '/', '</'),
+  );
+  const body = fc
+    .tuple(fc.constantFrom('<body>', '<p>', '</head>', '<div class="x">', '</html>', '<BR/>', '<meta charset=nope><b>'), fc.nat({ max: 1050 }), fc.array(fc.oneof({ weight: 3, arbitrary: text }, { weight: 3, arbitrary: tag }, { weight: 1, arbitrary: metaCharset }, { weight: 2, arbitrary: markup }, { weight: 2, arbitrary: rawText }), { maxLength: 16 }))
+    .map(([leave, n, parts]) => `<head>${' '.repeat(n)}${leave}${parts.join('')}`);
+  it('after a tag outside the head, whole, in random chunks and in small chunks', () => {
+    const random = seededRandom(CHUNK_SEED);
+    fc.assert(
+      fc.property(body, (text) => {
+        expectSame(text, random, 2);
+        expect(scan(new MetaCharsetScanner(), randomChunks(text, random, 8))).toEqual(scan(new TokenizerMetaScanner(), [text]));
+      }),
+      { numRuns: 6000, seed: CHUNK_SEED },
+    );
+  });
+
+  it('writes held without a search: a token whose ">" or "</" came in an earlier write, or comes across a join', () => {
+    const piece = fc.constantFrom('x', ' ', 'abc def ', '-', '--', '>', '-->', '--!>', '<', '</', '/', '!', '<!', '<!-', '<!--', '<!-->', '<!--->', '<!>', '<!doctype', '<?', '"', "'", '=', '<a', '<meta', ' charset=koi8-r', '</style', '</script', '</title', '</noframes', 'e', '<b>', '<meta charset=big5>');
+    const opener = fc.constantFrom('', '<head>', '<style>', '<script>', '<title>', '<noframes>', '<head><!--', '<head><meta x="', '<body>');
+    const random = seededRandom(CHUNK_SEED);
+    fc.assert(
+      fc.property(opener, fc.array(piece, { maxLength: 20 }), fc.array(fc.nat({ max: 12 }), { minLength: 1, maxLength: 8 }), (open, pieces, sizes) => {
+        const text = `${open}${pieces.join('')}`;
+        // Chunks cut at the given sizes, so that a chunk without ">" or "</" often follows one that ends a token.
+        const chunks: string[] = [];
+        for (let i = 0, k = 0; i < text.length; k++) {
+          const n = 1 + sizes[k % sizes.length]!;
+          chunks.push(text.slice(i, i + n));
+          i += n;
+        }
+        const expected = scan(new TokenizerMetaScanner(), [text]);
+        expect(scan(new MetaCharsetScanner(), chunks)).toEqual(expected);
+        expect(scan(new MetaCharsetScanner(), randomChunks(text, random, 6))).toEqual(expected);
+      }),
+      { numRuns: 20000, seed: CHUNK_SEED },
+    );
+  });
+
   it('constructs longer than what the fast scan holds (parse5 reads on)', () => {
     const long = 'x- <b>\n'.repeat(50_000);
     const random = seededRandom(CHUNK_SEED);
