@@ -298,13 +298,15 @@ export class MetaCharsetScanner {
   }
 
   /**
-   * Whether appending `raw` to what the last scan left unfinished cannot let the scan consume a token: every
-   * token it consumes ends at a ">" (looked ahead of by a few characters at most, so the held tail counts too),
-   * and raw text only at "</". Outside the head, text reaching byte 1024 is left to the scan (it hands it over).
+   * Whether appending `raw` to what the last scan left unfinished cannot let the scan decide (in the head, only a
+   * `<meta>` does): a write without ">" ends no tag (a construct the last scan stopped at, looking ahead past its
+   * ">", reaches the end of what was held, so no `<meta>` is held after it), and raw text ends only at "</" (the
+   * held tail counts: `</style` may have come before the ">"). Holding is exact at any point; this only keeps
+   * the answer prompt. Outside the head, text reaching byte 1024 is left to the scan (it hands it over).
    */
   private stuck(raw: string): boolean {
     if (!this.inHead) return false;
-    if (this.mode === TokenizerMode.DATA) return raw.indexOf('>') === -1 && this.tail.indexOf('>') === -1;
+    if (this.mode === TokenizerMode.DATA) return raw.indexOf('>') === -1;
     return raw.indexOf('</') === -1 && this.tail.indexOf('<') === -1;
   }
 
