@@ -153,6 +153,16 @@ describe('MetaCharsetScanner: the same result as the scan on parse5 tokenizer', 
       `<head><!-- ${long} --><meta charset=koi8-r>`,
       `<head>${long}<meta charset=koi8-r>`,
       `<head>${long}`,
+      `<head><title>${long}`,
+      `<head><title>${long}</title><meta charset=koi8-r>`,
+      `<head><title>${'a&amp b&#1234567 c &#x &lt\r\n</titl </title\r'.repeat(12_000)}</title ><meta charset=koi8-r>`,
+      `<head><title>${'a&ampb&#1234567\0c&#x&lt\r\r\n</titl\f</title'.repeat(12_000)}`,
+      `<head><style>${long}`,
+      `<head><textarea>${'&#1 x\r\n'.repeat(60_000)}`,
+      `<head><script>${'a<!- <b </scrip\t>'.repeat(20_000)}<!--`,
+      `<head><script>${'a<!- <b </scrip\t>'.repeat(20_000)}`,
+      `<head>${'a&#123 < b\r\n&amp'.repeat(20_000)}`,
+      `<head>${'&'.repeat(300_000)} x`,
     ]) {
       const slices: string[] = [];
       for (let i = 0; i < text.length; i += 4096) slices.push(text.slice(i, i + 4096));
