@@ -285,6 +285,9 @@ export class MetaCharsetScanner {
       // and raw text only at "</", so a write that cannot finish one is held without a search.
       const stuck = !last && held.length !== 0 && this.stuck(raw);
       this.tail = raw.length >= TAIL_CHARS ? raw.slice(-TAIL_CHARS) : (this.tail + raw).slice(-TAIL_CHARS);
+      // Raw text held, searched up to its end (not an end tag being read): no "</" starts before its last
+      // character now either (handOverText resumes parse5 up to there).
+      if (stuck && this.mode !== TokenizerMode.DATA && this.hint >= held.length - 1) this.hint = this.buf.length - 1;
       delegate = stuck ? null : this.scan();
       if (delegate === null) {
         if (this.result !== null || (!last && this.buf.length <= HELD_CHARS)) return this.result;
