@@ -166,6 +166,7 @@ describe('MetaCharsetScanner: the same result as the scan on parse5 tokenizer', 
       // Held past HELD_CHARS at a write ending in "<!-" (65 slices of 4096), and escaped script text held whole.
       `<head><script>${'x '.repeat(133_112).slice(0, 266_223)}<!--<script></script><meta charset=koi8-r>`,
       `<head><script><!--<script>${'x '.repeat(150_000)}</script><meta charset=koi8-r>`,
+      `<head><script>${'x '.repeat(50_000)}<!--<script>${'x '.repeat(150_000)}</script><meta charset=koi8-r>`,
     ]) {
       const slices: string[] = [];
       for (let i = 0; i < text.length; i += 4096) slices.push(text.slice(i, i + 4096));
