@@ -290,8 +290,8 @@ export class MetaCharsetScanner {
       if (stuck && this.mode !== TokenizerMode.DATA && this.hint >= held.length - 1) this.hint = this.buf.length - 1;
       delegate = stuck ? null : this.scan();
       if (delegate === null) {
-        if (this.result !== null || (!last && this.buf.length <= HELD_CHARS)) return this.result;
-        delegate = last ? this.handOver() : this.handOverText();
+        if (this.result !== null || (!last && (this.buf.length <= HELD_CHARS || this.dropText()))) return this.result;
+        delegate = this.handOver();
       }
       raw = this.buf;
       this.buf = '';
@@ -320,13 +320,15 @@ export class MetaCharsetScanner {
   }
 
   /**
-   * More than HELD_CHARS of text (data, RCDATA, RAWTEXT or script data without `<!--`) in the head: parse5 reads on
-   * from just after its last whitespace the fast scan has passed (measured: an unterminated 300 KB `<title>` in the
-   * mbox bench was read by parse5 from its start, ~5% of the main thread). In the head a character token only
-   * moves the end reported at the end of input, and one that starts there ends where the token across it would:
-   * after a whitespace (not CR) no character reference, `<` sequence or end tag is pending in these states.
+   * More than HELD_CHARS of text (data, RCDATA, RAWTEXT or script data without `<!--`) in the head: the fast scan
+   * drops it up to its last whitespace it has searched past, and returns whether what it holds is then within
+   * HELD_CHARS (else parse5 reads on). Measured: six unterminated ~550 KB `<title>`s in the mbox bench were read by
+   * parse5 (~5% of the main thread). In the head a character token only moves the end reported at the end of
+   * input, and one that starts there ends where the token across it would: after a whitespace (not CR) no
+   * character reference, `<` sequence or end tag is pending in these states, so the scan (or parse5 after it)
+   * reads on from there as from the text's start.
    */
-  private handOverText(): TokenizerMetaScanner {
+  private dropText(): boolean {
     const buf = this.buf;
     const scriptEscape = this.mode === TokenizerMode.SCRIPT_DATA && buf.includes('<!--');
     if (this.inHead && !scriptEscape && this.mode !== TokenizerMode.PLAINTEXT) {
@@ -337,11 +339,13 @@ export class MetaCharsetScanner {
         if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c) {
           this.buf = buf.slice(p);
           this.bufStart += p;
-          return this.handOver();
+          this.textFrom = Math.max(0, this.textFrom - p);
+          this.hint = Math.max(0, this.hint - p);
+          return this.buf.length <= HELD_CHARS;
         }
       }
     }
-    return this.handOver();
+    return false;
   }
 
   /** Consumes tokens from `buf` until the scan decides, more input is needed, or parse5 takes over (returned). */
