@@ -288,6 +288,11 @@ export class MetaCharsetScanner {
       // Raw text held, searched up to its end (not an end tag being read): no "</" starts before its last
       // character now either (handOverText resumes parse5 up to there).
       if (stuck && this.mode !== TokenizerMode.DATA && this.hint >= held.length - 1) this.hint = this.buf.length - 1;
+      // Likewise text held whole: the data state looks for the next "<" from the first one written.
+      if (stuck && this.mode === TokenizerMode.DATA && this.textFrom === held.length) {
+        const lt = raw.indexOf('<');
+        this.textFrom = lt === -1 ? this.buf.length : held.length + lt;
+      }
       delegate = stuck ? null : this.scan();
       if (delegate === null) {
         if (this.result !== null || (!last && (this.buf.length <= HELD_CHARS || this.dropText()))) return this.result;
