@@ -233,8 +233,8 @@ function attributesOf(tag: string): Token.Attribute[] {
 const MORE = -1;
 const HAND_OVER = -2;
 /**
- * The most input held since the last token (text, or a construct not finished yet): each write appends to it and
- * the next search flattens it, so past this parse5 reads on instead.
+ * The most input held since the last token (text, or a construct not finished yet): a search flattens it, so past
+ * this text in the head is dropped up to its last whitespace (dropText), and anything else is read on by parse5.
  */
 const HELD_CHARS = 256 * 1024;
 /** More than the lookahead past a ">" or "</" that ends a token (`</noframes` and its next character, `<!-->`). */
