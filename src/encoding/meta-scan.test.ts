@@ -23,6 +23,16 @@ function scan(scanner: { write(raw: string, last: boolean): MetaScanResult | nul
   return scanner.write('', true)!;
 }
 
+/** How many characters had been written when the scanner answered (before the end of input), or Infinity. */
+function writtenWhenDecided(scanner: { write(raw: string, last: boolean): MetaScanResult | null }, chunks: readonly string[]): number {
+  let written = 0;
+  for (const chunk of chunks) {
+    written += chunk.length;
+    if (scanner.write(chunk, false) !== null) return written;
+  }
+  return Infinity;
+}
+
 function expectSame(text: string, random: () => number, runs: number): void {
   const expected = scan(new TokenizerMetaScanner(), [text]);
   expect(scan(new MetaCharsetScanner(), [text])).toEqual(expected);
@@ -87,6 +97,52 @@ describe('MetaCharsetScanner: the same result as the scan on parse5 tokenizer', 
     );
   });
 
+  // The fast scan reads on after a tag outside the head (every token ending at or past byte 1024 ends the scan;
+  // text reaching byte 1024 is parse5's), and holds a write that cannot end a token without searching it.
+  const text = fc.oneof(
+    fc.nat({ max: 1100 }).map((n) => 'word '.repeat(Math.ceil(n / 5)).slice(0, n)),
+    fc.nat({ max: 1100 }).map((n) => 'x'.repeat(n)),
+    fc.constantFrom(' ', 'a b', '\0', '&amp;', '\r\n', '<', '< b', '<3', 'a<', '<<', '>', '-', '-->', '/', '</'),
+  );
+  const body = fc
+    .tuple(fc.constantFrom('<body>', '<p>', '</head>', '<div class="x">', '</html>', '<BR/>', '<meta charset=nope><b>'), fc.nat({ max: 1050 }), fc.array(fc.oneof({ weight: 3, arbitrary: text }, { weight: 3, arbitrary: tag }, { weight: 1, arbitrary: metaCharset }, { weight: 2, arbitrary: markup }, { weight: 2, arbitrary: rawText }), { maxLength: 16 }))
+    .map(([leave, n, parts]) => `<head>${' '.repeat(n)}${leave}${parts.join('')}`);
+  it('after a tag outside the head, whole, in random chunks and in small chunks', () => {
+    const random = seededRandom(CHUNK_SEED);
+    fc.assert(
+      fc.property(body, (text) => {
+        expectSame(text, random, 2);
+        expect(scan(new MetaCharsetScanner(), randomChunks(text, random, 8))).toEqual(scan(new TokenizerMetaScanner(), [text]));
+      }),
+      { numRuns: 6000, seed: CHUNK_SEED },
+    );
+  });
+
+  it('writes held without a search: a token whose ">" or "</" came in an earlier write, or comes across a join', () => {
+    const piece = fc.constantFrom('x', ' ', 'abc def ', '-', '--', '>', '-->', '--!>', '<', '</', '/', '!', '<!', '<!-', '<!--', '<!-->', '<!--->', '<!>', '<!doctype', '<?', '"', "'", '=', '<a', '<meta', ' charset=koi8-r', '</style', '</script', '</title', '</noframes', 'e', '<b>', '<meta charset=big5>');
+    const opener = fc.constantFrom('', '<head>', '<style>', '<script>', '<title>', '<noframes>', '<head><!--', '<head><meta x="', '<body>');
+    const random = seededRandom(CHUNK_SEED);
+    fc.assert(
+      fc.property(opener, fc.array(piece, { maxLength: 20 }), fc.array(fc.nat({ max: 12 }), { minLength: 1, maxLength: 8 }), (open, pieces, sizes) => {
+        const text = `${open}${pieces.join('')}`;
+        // Chunks cut at the given sizes, so that a chunk without ">" or "</" often follows one that ends a token.
+        const chunks: string[] = [];
+        for (let i = 0, k = 0; i < text.length; k++) {
+          const n = 1 + sizes[k % sizes.length]!;
+          chunks.push(text.slice(i, i + n));
+          i += n;
+        }
+        const expected = scan(new TokenizerMetaScanner(), [text]);
+        expect(scan(new MetaCharsetScanner(), chunks)).toEqual(expected);
+        expect(scan(new MetaCharsetScanner(), randomChunks(text, random, 6))).toEqual(expected);
+        // Holding a write must not delay the answer: it comes no more than a few characters (the lookahead past
+        // a token's end) after parse5's, fed the same chunks.
+        expect(writtenWhenDecided(new MetaCharsetScanner(), chunks)).toBeLessThanOrEqual(writtenWhenDecided(new TokenizerMetaScanner(), chunks) + 16);
+      }),
+      { numRuns: 20000, seed: CHUNK_SEED },
+    );
+  });
+
   it('constructs longer than what the fast scan holds (parse5 reads on)', () => {
     const long = 'x- <b>\n'.repeat(50_000);
     const random = seededRandom(CHUNK_SEED);
@@ -97,11 +153,39 @@ describe('MetaCharsetScanner: the same result as the scan on parse5 tokenizer', 
       `<head><!-- ${long} --><meta charset=koi8-r>`,
       `<head>${long}<meta charset=koi8-r>`,
       `<head>${long}`,
+      `<head><title>${long}`,
+      `<head><title>${long}</title><meta charset=koi8-r>`,
+      `<head><title>${'a&amp b&#1234567 c &#x &lt\r\n</titl </title\r'.repeat(12_000)}</title ><meta charset=koi8-r>`,
+      `<head><title>${'a&ampb&#1234567\0c&#x&lt\r\r\n</titl\f</title'.repeat(12_000)}`,
+      `<head><style>${long}`,
+      `<head><textarea>${'&#1 x\r\n'.repeat(60_000)}`,
+      `<head><script>${'a<!- <b </scrip\t>'.repeat(20_000)}<!--`,
+      `<head><script>${'a<!- <b </scrip\t>'.repeat(20_000)}`,
+      `<head>${'a&#123 < b\r\n&amp'.repeat(20_000)}`,
+      `<head>${'&'.repeat(300_000)} x`,
+      // Held past HELD_CHARS at a write ending in "<!-" (65 slices of 4096), and escaped script text held whole.
+      `<head><script>${'x '.repeat(133_112).slice(0, 266_223)}<!--<script></script><meta charset=koi8-r>`,
+      `<head><script><!--<script>${'x '.repeat(150_000)}</script><meta charset=koi8-r>`,
+      `<head><script>${'x '.repeat(50_000)}<!--<script>${'x '.repeat(150_000)}</script><meta charset=koi8-r>`,
     ]) {
       const slices: string[] = [];
       for (let i = 0; i < text.length; i += 4096) slices.push(text.slice(i, i + 4096));
       expect(scan(new MetaCharsetScanner(), slices)).toEqual(scan(new TokenizerMetaScanner(), [text]));
       expect(scan(new MetaCharsetScanner(), randomChunks(text, random, 20_000))).toEqual(scan(new TokenizerMetaScanner(), [text]));
+    }
+  });
+
+  it('text dropped past what the fast scan holds, and a tag in the next write', () => {
+    // 4096-char slices: the write ending at 266240 is the first to hold more than 256 KiB.
+    for (const at of [266_240, 266_300, 268_000, 270_300, 272_000]) {
+      for (const [open, end] of [['<head>', '<meta charset=koi8-r>'], ['<head><title>', '</title><meta charset=koi8-r>'], ['<head><style>', '</style ><meta charset=koi8-r>'], ['<head><script>', '</script><meta charset=koi8-r>']] as const) {
+        const text = `${open}${'x '.repeat(at).slice(0, at - open.length)}${end}${'y '.repeat(5000)}`;
+        const slices: string[] = [];
+        for (let i = 0; i < text.length; i += 4096) slices.push(text.slice(i, i + 4096));
+        expect(scan(new MetaCharsetScanner(), slices), `${open} ${at}`).toEqual({ encoding: 'KOI8-R', end: at + end.length });
+        // Found by the fast scan as the slice holding it comes, not by parse5 at the end of input.
+        expect(writtenWhenDecided(new MetaCharsetScanner(), slices), `${open} ${at}`).toBeLessThan(at + end.length + 4096);
+      }
     }
   });
 

@@ -233,10 +233,12 @@ function attributesOf(tag: string): Token.Attribute[] {
 const MORE = -1;
 const HAND_OVER = -2;
 /**
- * The most input held since the last token (text, or a construct not finished yet): each write appends to it and
- * the next search flattens it, so past this parse5 reads on instead.
+ * The most input held since the last token (text, or a construct not finished yet): a search flattens it, so past
+ * this text in the head is dropped up to its last whitespace (dropText), and anything else is read on by parse5.
  */
 const HELD_CHARS = 256 * 1024;
+/** More than the lookahead past a ">" or "</" that ends a token (`</noframes` and its next character, `<!-->`). */
+const TAIL_CHARS = 16;
 /** The longest unfinished script text with `<!--` the fast scan reads again when more input comes. */
 const ESCAPED_SCRIPT_REREAD_CHARS = 64 * 1024;
 
@@ -247,10 +249,10 @@ const ESCAPED_SCRIPT_REREAD_CHARS = 64 * 1024;
  * on real pages; docs/performance.md): tags, comments, doctypes and the raw text of script, style and title are found with
  * indexOf and short loops over the tokenizer states they go through
  * (https://html.spec.whatwg.org/multipage/parsing.html#tag-open-state and following). Text is skipped: it only
- * counts once a tag outside the head has been seen. Exact by construction: at the first construct it does not
- * read itself (a tag outside the head that ends before byte 1024, plaintext, `</>`, the end of input, more than
- * HELD_CHARS since the last token), the scan goes on in TokenizerMetaScanner from the end of the
- * last token, where parse5's tokenizer holds nothing but its state and the last start tag's name.
+ * counts once a tag outside the head has been seen, and then only if it reaches byte 1024. Exact by construction:
+ * at the first construct it does not read itself (text outside the head reaching byte 1024, plaintext, `</>`, the
+ * end of input, more than HELD_CHARS since the last token), the scan goes on in TokenizerMetaScanner from the end
+ * of the last token, where parse5's tokenizer holds nothing but its state and the last start tag's name.
  */
 export class MetaCharsetScanner {
   result: MetaScanResult | null = null;
@@ -265,19 +267,35 @@ export class MetaCharsetScanner {
   private textFrom = 0;
   /** Where the search for the end of that construct (or of raw text) resumes once more input has come. */
   private hint = 0;
-  /** Set when a tag outside the head ended before byte 1024: parse5 reads on from there. */
-  private outsideHead = false;
+  /** Cleared by a tag that cannot be in a head; from then on every token ending at or past byte 1024 ends the scan. */
+  private inHead = true;
   private readonly tag: FastTag = { end: 0, name: '', selfClosing: false, attrs: [] };
+  /** The last TAIL_CHARS characters written (flat: `buf` may be a cons string not searched yet). */
+  private tail = '';
 
   /** Feeds raw (latin1) text; returns the result once known. */
   write(raw: string, last: boolean): MetaScanResult | null {
     if (this.result !== null) return this.result;
     let delegate = this.delegate;
     if (delegate === null) {
-      this.buf = this.buf.length === 0 ? raw : this.buf + raw;
-      delegate = this.scan();
+      const held = this.buf;
+      this.buf = held.length === 0 ? raw : held + raw;
+      // Appending leaves a cons string that the next search flattens (a copy of all that is held): ~52 MB of the
+      // mbox bench's ~360 MB allocated when every write searched. Every token the fast scan consumes ends at ">",
+      // and raw text only at "</", so a write that cannot finish one is held without a search.
+      const stuck = !last && held.length !== 0 && this.stuck(raw);
+      this.tail = raw.length >= TAIL_CHARS ? raw.slice(-TAIL_CHARS) : (this.tail + raw).slice(-TAIL_CHARS);
+      // Raw text held, searched up to its end (not an end tag being read): no "</" starts before its last
+      // character now either (handOverText resumes parse5 up to there).
+      if (stuck && this.mode !== TokenizerMode.DATA && this.hint >= held.length - 1) this.hint = this.buf.length - 1;
+      // Likewise text held whole: the data state looks for the next "<" from the first one written.
+      if (stuck && this.mode === TokenizerMode.DATA && this.textFrom === held.length) {
+        const lt = raw.indexOf('<');
+        this.textFrom = lt === -1 ? this.buf.length : held.length + lt;
+      }
+      delegate = stuck ? null : this.scan();
       if (delegate === null) {
-        if (this.result !== null || (!last && this.buf.length <= HELD_CHARS)) return this.result;
+        if (this.result !== null || (!last && (this.buf.length <= HELD_CHARS || this.dropText()))) return this.result;
         delegate = this.handOver();
       }
       raw = this.buf;
@@ -287,10 +305,52 @@ export class MetaCharsetScanner {
     return this.result;
   }
 
-  /** Continues in parse5's tokenizer from the end of the last token (the scan is still in the head there). */
-  private handOver(inHead = true): TokenizerMetaScanner {
-    this.delegate = new TokenizerMetaScanner({ base: this.bufStart, inHead, mode: this.mode, lastStartTagName: this.lastStartTagName });
+  /**
+   * Whether appending `raw` to what the last scan left unfinished cannot let the scan decide (in the head, only a
+   * `<meta>` does): a write without ">" ends no tag (a construct the last scan stopped at, looking ahead past its
+   * ">", reaches the end of what was held, so no `<meta>` is held after it), and raw text ends only at "</" (the
+   * held tail counts: `</style` may have come before the ">"). Holding is exact at any point; this only keeps
+   * the answer prompt. Outside the head, text reaching byte 1024 is left to the scan (it hands it over).
+   */
+  private stuck(raw: string): boolean {
+    if (!this.inHead) return false;
+    if (this.mode === TokenizerMode.DATA) return raw.indexOf('>') === -1;
+    return raw.indexOf('</') === -1 && this.tail.indexOf('<') === -1;
+  }
+
+  /** Continues in parse5's tokenizer from the end of the last token. */
+  private handOver(): TokenizerMetaScanner {
+    this.delegate = new TokenizerMetaScanner({ base: this.bufStart, inHead: this.inHead, mode: this.mode, lastStartTagName: this.lastStartTagName });
     return this.delegate;
+  }
+
+  /**
+   * More than HELD_CHARS of text (data, RCDATA, RAWTEXT or script data without `<!--`) in the head: the fast scan
+   * drops it up to its last whitespace it has searched past, and returns whether what it holds is then within
+   * HELD_CHARS (else parse5 reads on). Measured: six unterminated ~550 KB `<title>`s in the mbox bench were read by
+   * parse5 (~5% of the main thread). In the head a character token only moves the end reported at the end of
+   * input, and one that starts there ends where the token across it would: after a whitespace (not CR) no
+   * character reference, `<` sequence or end tag is pending in these states, so the scan (or parse5 after it)
+   * reads on from there as from the text's start.
+   */
+  private dropText(): boolean {
+    const buf = this.buf;
+    const scriptEscape = this.mode === TokenizerMode.SCRIPT_DATA && buf.includes('<!--');
+    if (this.inHead && !scriptEscape && this.mode !== TokenizerMode.PLAINTEXT) {
+      // Text before `limit` holds no token start (data) or no end tag start (raw text).
+      const limit = this.mode === TokenizerMode.DATA ? this.textFrom : this.hint;
+      for (let p = limit; p > 0 && p > limit - 4096; p--) {
+        const c = buf.charCodeAt(p - 1);
+        if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c) {
+          this.buf = buf.slice(p);
+          this.bufStart += p;
+          this.textFrom = Math.max(0, this.textFrom - p);
+          this.hint = Math.max(0, this.hint - p);
+          return this.buf.length <= HELD_CHARS;
+        }
+      }
+    }
+    return false;
   }
 
   /** Consumes tokens from `buf` until the scan decides, more input is needed, or parse5 takes over (returned). */
@@ -305,7 +365,6 @@ export class MetaCharsetScanner {
       this.textFrom = 0;
       this.hint = 0;
       if (this.result !== null) return null;
-      if (this.outsideHead) return this.handOver(false);
     }
   }
 
@@ -320,6 +379,11 @@ export class MetaCharsetScanner {
         return MORE;
       }
       const c = buf.charCodeAt(lt + 1);
+      if (lt !== 0 && !this.inHead && this.bufStart + lt >= CHECK_UNCONDITIONALLY_BYTES && (isAsciiAlpha(c) || c === SLASH || c === 0x21 || c === 0x3f)) {
+        // Text before a token, outside the head, reaching byte 1024: a character token in it (parse5 splits text
+        // at whitespace, NUL, character references) may end the scan, so parse5 reads it.
+        return HAND_OVER;
+      }
       if (isAsciiAlpha(c)) return this.startTag(lt);
       if (c === SLASH) {
         if (lt + 2 >= buf.length) break;
@@ -379,7 +443,13 @@ export class MetaCharsetScanner {
 
   /** A comment or a doctype ended at `end` (buf index). */
   private token(end: number): number {
-    return this.bufStart + end;
+    return this.after(this.bufStart + end);
+  }
+
+  /** Chromium's check after every token: outside the head, a token ending at or past byte 1024 ends the scan. */
+  private after(end: number): number {
+    if (!this.inHead && end >= CHECK_UNCONDITIONALLY_BYTES) this.result = { encoding: null, end };
+    return end;
   }
 
   /** The construct at buf[lt] is unfinished: wait for more input (its end is searched for from `hint`). */
@@ -408,8 +478,8 @@ export class MetaCharsetScanner {
         return end;
       }
     }
-    if (!HEAD_TAGS.has(name) && name !== 'html' && name !== 'head') return this.leftHead(end);
-    return end;
+    if (!HEAD_TAGS.has(name) && name !== 'html' && name !== 'head') this.inHead = false;
+    return this.after(end);
   }
 
   /** An end tag at buf[lt] (in raw text, only the one that ends it). */
@@ -417,18 +487,8 @@ export class MetaCharsetScanner {
     const r = this.readTag(lt + 2);
     if (r !== 0) return r === MORE ? this.more(lt) : HAND_OVER;
     this.mode = TokenizerMode.DATA;
-    const end = this.bufStart + this.tag.end;
-    return HEAD_TAGS.has(this.tag.name) ? end : this.leftHead(end);
-  }
-
-  /**
-   * A tag that cannot be in a head ended at `end`: the scan stops there if 1024 bytes have been read, else every
-   * later token counts (text too), and parse5's tokenizer reads them from here.
-   */
-  private leftHead(end: number): number {
-    if (end >= CHECK_UNCONDITIONALLY_BYTES) this.result = { encoding: null, end };
-    else this.outsideHead = true;
-    return end;
+    if (!HEAD_TAGS.has(this.tag.name)) this.inHead = false;
+    return this.after(this.bufStart + this.tag.end);
   }
 
   /**
@@ -565,7 +625,7 @@ export class MetaCharsetScanner {
             const open = buf.indexOf('<!--');
             if (open !== -1 && open < i) return this.escapedScript();
           }
-          return this.endTag(i);
+          return this.rawTextEnd(i);
         }
       }
       i += 2;
@@ -574,13 +634,19 @@ export class MetaCharsetScanner {
     return this.more(0, i === -1 ? Math.max(0, buf.length - 1) : i);
   }
 
+  /** The end tag of raw text at buf[lt]; outside the head, text reaching byte 1024 before it is parse5's (data()). */
+  private rawTextEnd(lt: number): number {
+    if (lt !== 0 && !this.inHead && this.bufStart + lt >= CHECK_UNCONDITIONALLY_BYTES) return HAND_OVER;
+    return this.endTag(lt);
+  }
+
   /**
    * Script text with `<!--`: its end, read through the escaped states (scriptDataEnd), or MORE. The text is read
    * again from its start when more comes: past ESCAPED_SCRIPT_REREAD_CHARS parse5 reads it instead.
    */
   private escapedScript(): number {
     const end = scriptDataEnd(this.buf);
-    if (end !== -1) return this.endTag(end);
+    if (end !== -1) return this.rawTextEnd(end);
     return this.buf.length > ESCAPED_SCRIPT_REREAD_CHARS ? HAND_OVER : this.more(0, 0);
   }
 }
