@@ -62,6 +62,16 @@ function isSpace(c: number): boolean {
   return c === C.Space || c === C.Lf || c === C.Tab || c === C.Ff || c === C.Cr;
 }
 
+/**
+ * The offset of the first non-whitespace unit from `i` on (or `n`). One loop for every whitespace run of a tag:
+ * the rare ones (around "=") inlined their own increment, which had no type feedback when tagAt was first
+ * optimized and deoptimized it when first met.
+ */
+function spaceEnd(s: string, i: number, n: number): number {
+  while (i < n && isSpace(s.charCodeAt(i))) i++;
+  return i;
+}
+
 function isAlpha(c: number): boolean {
   return ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
 }
@@ -668,10 +678,14 @@ export class FastTokenizerDriver implements TokenizerEngine {
   private tagAt(lt: number, end: boolean): number {
     const s = this.html;
     const n = s.length;
+    // What a tag cut by the end of the input returns, read once: `this.final` read only on those (cold) exits
+    // has no type feedback when TurboFan first compiles this function, and each such exit deoptimized it
+    // (--trace-deopt over bench/html-passes.ts).
+    const cut = this.final ? n : MORE;
     let i = lt + (end ? 2 : 1);
     const nameStart = i;
     while (i < n && !endsTagName(s.charCodeAt(i))) i++;
-    if (i >= n) return this.final ? n : MORE;
+    if (i >= n) return cut;
     const nameEnd = i;
     const tagName = internName(s, nameStart, i);
     const tagID = tagIdOf(tagName, s, nameStart, nameEnd) as html.TAG_ID;
@@ -688,15 +702,13 @@ export class FastTokenizerDriver implements TokenizerEngine {
     let selfClosing = false;
     // Before attribute name / after attribute name / self-closing start tag, with `i` at the current character.
     for (;;) {
-      let c = s.charCodeAt(i);
-      while (isSpace(c)) {
-        if (++i >= n) return this.final ? n : MORE;
-        c = s.charCodeAt(i);
-      }
+      i = spaceEnd(s, i, n);
+      if (i >= n) return cut;
+      const c = s.charCodeAt(i);
       if (c === C.Gt) break;
       if (c === C.Slash) {
         // Self-closing start tag state: ">" ends the tag; anything else is reconsumed before an attribute name.
-        if (++i >= n) return this.final ? n : MORE;
+        if (++i >= n) return cut;
         if (s.charCodeAt(i) === C.Gt) {
           selfClosing = true;
           break;
@@ -711,7 +723,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
         if (isSpace(d) || d === C.Slash || d === C.Gt || d === C.Equals) break;
         i++;
       }
-      if (i >= n) return this.final ? n : MORE;
+      if (i >= n) return cut;
       const name = internName(s, attrStart, i);
       let duplicate: boolean;
       if (names !== null) duplicate = names.has(name);
@@ -731,18 +743,16 @@ export class FastTokenizerDriver implements TokenizerEngine {
       let value = '';
       let valueStart = 0;
       let valueEnd = -1;
-      let j = i;
-      while (j < n && isSpace(s.charCodeAt(j))) j++;
-      if (j >= n) return this.final ? n : MORE;
+      let j = spaceEnd(s, i, n);
+      if (j >= n) return cut;
       if (s.charCodeAt(j) === C.Equals) {
         // Before attribute value state.
-        j++;
-        while (j < n && isSpace(s.charCodeAt(j))) j++;
-        if (j >= n) return this.final ? n : MORE;
+        j = spaceEnd(s, j + 1, n);
+        if (j >= n) return cut;
         const q = s.charCodeAt(j);
         if (q === C.Quote || q === C.Apos) {
           const close = s.indexOf(q === C.Quote ? '"' : "'", j + 1);
-          if (close === -1) return this.final ? n : MORE;
+          if (close === -1) return cut;
           if (!duplicate) {
             if (lazy) {
               valueStart = j + 1;
@@ -751,7 +761,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
           }
           i = close + 1;
           // After attribute value (quoted): the attribute ends at the next character, whatever it is.
-          if (i >= n) return this.final ? n : MORE;
+          if (i >= n) return cut;
           attrEnd = i;
         } else if (q === C.Gt) {
           // missing-attribute-value: the tag ends; the attribute ended at the "=" (parse5 left it there).
@@ -763,7 +773,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
             if (isSpace(d) || d === C.Gt) break;
             k++;
           }
-          if (k >= n) return this.final ? n : MORE;
+          if (k >= n) return cut;
           if (!duplicate) {
             if (lazy) {
               valueStart = j;
@@ -1021,11 +1031,58 @@ export class FastTokenizerDriver implements TokenizerEngine {
    * here is where the scan stops.
    */
   private scanScript(): number {
+    const start = this.pos;
+    if (this.script !== Script.Data) return this.scanEscapedScript(start, start, this.script);
     const s = this.html;
     const n = s.length;
-    const start = this.pos;
+    const final = this.final;
     let i = start;
-    let st = this.script;
+    for (;;) {
+      const lt = s.indexOf('<', i);
+      if (lt === -1) {
+        i = n;
+        break;
+      }
+      i = lt;
+      if (i + 1 >= n && !final) break;
+      const d = i + 1 < n ? s.charCodeAt(i + 1) : -1;
+      if (d === C.Slash) {
+        const m = this.appropriateEndTag(i);
+        if (m === MORE) break;
+        if (m) {
+          this.emitText(start, i, false);
+          this.mode = Mode.Data;
+          this.pos = i;
+          return this.tagAt(i, true);
+        }
+        i += 2;
+        continue;
+      }
+      // "<!--" enters the escaped states ("<!" then "--": escape start, escape start dash, escaped dash dash).
+      if (d === C.Bang) {
+        if (i + 4 > n && !final) break;
+        if (s.startsWith('--', i + 2)) return this.scanEscapedScript(start, i + 4, Script.EscapedDashDash);
+        i += 2;
+        continue;
+      }
+      i++;
+    }
+    // Out of input at `i` (a "<" to decide later, or the end); still in the script data state.
+    this.emitText(start, i, false);
+    this.pos = i;
+    return MORE;
+  }
+
+  /**
+   * The script data state's loop, with the escaped and double-escaped states (from `from`, in `state`), which
+   * most scripts never enter: in scanScript their branches had no type feedback when it was first optimized,
+   * and each one met later deoptimized it (--trace-deopt over bench/html-passes.ts).
+   */
+  private scanEscapedScript(start: number, from: number, state: Script): number {
+    const s = this.html;
+    const n = s.length;
+    let i = from;
+    let st = state;
     for (;;) {
       if (st === Script.Data) {
         const lt = s.indexOf('<', i);
