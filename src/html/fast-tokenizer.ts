@@ -1031,58 +1031,11 @@ export class FastTokenizerDriver implements TokenizerEngine {
    * here is where the scan stops.
    */
   private scanScript(): number {
+    const s = this.html;
+    const n = s.length;
     const start = this.pos;
-    if (this.script !== Script.Data) return this.scanEscapedScript(start, start, this.script);
-    const s = this.html;
-    const n = s.length;
-    const final = this.final;
     let i = start;
-    for (;;) {
-      const lt = s.indexOf('<', i);
-      if (lt === -1) {
-        i = n;
-        break;
-      }
-      i = lt;
-      if (i + 1 >= n && !final) break;
-      const d = i + 1 < n ? s.charCodeAt(i + 1) : -1;
-      if (d === C.Slash) {
-        const m = this.appropriateEndTag(i);
-        if (m === MORE) break;
-        if (m) {
-          this.emitText(start, i, false);
-          this.mode = Mode.Data;
-          this.pos = i;
-          return this.tagAt(i, true);
-        }
-        i += 2;
-        continue;
-      }
-      // "<!--" enters the escaped states ("<!" then "--": escape start, escape start dash, escaped dash dash).
-      if (d === C.Bang) {
-        if (i + 4 > n && !final) break;
-        if (s.startsWith('--', i + 2)) return this.scanEscapedScript(start, i + 4, Script.EscapedDashDash);
-        i += 2;
-        continue;
-      }
-      i++;
-    }
-    // Out of input at `i` (a "<" to decide later, or the end); still in the script data state.
-    this.emitText(start, i, false);
-    this.pos = i;
-    return MORE;
-  }
-
-  /**
-   * The script data state's loop, with the escaped and double-escaped states (from `from`, in `state`), which
-   * most scripts never enter: in scanScript their branches had no type feedback when it was first optimized,
-   * and each one met later deoptimized it (--trace-deopt over bench/html-passes.ts).
-   */
-  private scanEscapedScript(start: number, from: number, state: Script): number {
-    const s = this.html;
-    const n = s.length;
-    let i = from;
-    let st = state;
+    let st = this.script;
     for (;;) {
       if (st === Script.Data) {
         const lt = s.indexOf('<', i);
