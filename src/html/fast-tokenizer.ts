@@ -62,16 +62,6 @@ function isSpace(c: number): boolean {
   return c === C.Space || c === C.Lf || c === C.Tab || c === C.Ff || c === C.Cr;
 }
 
-/**
- * The offset of the first non-whitespace unit from `i` on (or `n`). One loop for every whitespace run of a tag:
- * the rare ones (around "=") inlined their own increment, which had no type feedback when tagAt was first
- * optimized and deoptimized it when first met.
- */
-function spaceEnd(s: string, i: number, n: number): number {
-  while (i < n && isSpace(s.charCodeAt(i))) i++;
-  return i;
-}
-
 function isAlpha(c: number): boolean {
   return ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
 }
@@ -702,9 +692,11 @@ export class FastTokenizerDriver implements TokenizerEngine {
     let selfClosing = false;
     // Before attribute name / after attribute name / self-closing start tag, with `i` at the current character.
     for (;;) {
-      i = spaceEnd(s, i, n);
-      if (i >= n) return cut;
-      const c = s.charCodeAt(i);
+      let c = s.charCodeAt(i);
+      while (isSpace(c)) {
+        if (++i >= n) return cut;
+        c = s.charCodeAt(i);
+      }
       if (c === C.Gt) break;
       if (c === C.Slash) {
         // Self-closing start tag state: ">" ends the tag; anything else is reconsumed before an attribute name.
@@ -743,11 +735,13 @@ export class FastTokenizerDriver implements TokenizerEngine {
       let value = '';
       let valueStart = 0;
       let valueEnd = -1;
-      let j = spaceEnd(s, i, n);
+      let j = i;
+      while (j < n && isSpace(s.charCodeAt(j))) j++;
       if (j >= n) return cut;
       if (s.charCodeAt(j) === C.Equals) {
         // Before attribute value state.
-        j = spaceEnd(s, j + 1, n);
+        j++;
+        while (j < n && isSpace(s.charCodeAt(j))) j++;
         if (j >= n) return cut;
         const q = s.charCodeAt(j);
         if (q === C.Quote || q === C.Apos) {
