@@ -668,10 +668,14 @@ export class FastTokenizerDriver implements TokenizerEngine {
   private tagAt(lt: number, end: boolean): number {
     const s = this.html;
     const n = s.length;
+    // What a tag cut by the end of the input returns, read once: `this.final` read only on those (cold) exits
+    // has no type feedback when TurboFan first compiles this function, and each such exit deoptimized it
+    // (--trace-deopt over bench/html-passes.ts).
+    const cut = this.final ? n : MORE;
     let i = lt + (end ? 2 : 1);
     const nameStart = i;
     while (i < n && !endsTagName(s.charCodeAt(i))) i++;
-    if (i >= n) return this.final ? n : MORE;
+    if (i >= n) return cut;
     const nameEnd = i;
     const tagName = internName(s, nameStart, i);
     const tagID = tagIdOf(tagName, s, nameStart, nameEnd) as html.TAG_ID;
@@ -690,13 +694,13 @@ export class FastTokenizerDriver implements TokenizerEngine {
     for (;;) {
       let c = s.charCodeAt(i);
       while (isSpace(c)) {
-        if (++i >= n) return this.final ? n : MORE;
+        if (++i >= n) return cut;
         c = s.charCodeAt(i);
       }
       if (c === C.Gt) break;
       if (c === C.Slash) {
         // Self-closing start tag state: ">" ends the tag; anything else is reconsumed before an attribute name.
-        if (++i >= n) return this.final ? n : MORE;
+        if (++i >= n) return cut;
         if (s.charCodeAt(i) === C.Gt) {
           selfClosing = true;
           break;
@@ -711,7 +715,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
         if (isSpace(d) || d === C.Slash || d === C.Gt || d === C.Equals) break;
         i++;
       }
-      if (i >= n) return this.final ? n : MORE;
+      if (i >= n) return cut;
       const name = internName(s, attrStart, i);
       let duplicate: boolean;
       if (names !== null) duplicate = names.has(name);
@@ -733,16 +737,16 @@ export class FastTokenizerDriver implements TokenizerEngine {
       let valueEnd = -1;
       let j = i;
       while (j < n && isSpace(s.charCodeAt(j))) j++;
-      if (j >= n) return this.final ? n : MORE;
+      if (j >= n) return cut;
       if (s.charCodeAt(j) === C.Equals) {
         // Before attribute value state.
         j++;
         while (j < n && isSpace(s.charCodeAt(j))) j++;
-        if (j >= n) return this.final ? n : MORE;
+        if (j >= n) return cut;
         const q = s.charCodeAt(j);
         if (q === C.Quote || q === C.Apos) {
           const close = s.indexOf(q === C.Quote ? '"' : "'", j + 1);
-          if (close === -1) return this.final ? n : MORE;
+          if (close === -1) return cut;
           if (!duplicate) {
             if (lazy) {
               valueStart = j + 1;
@@ -751,7 +755,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
           }
           i = close + 1;
           // After attribute value (quoted): the attribute ends at the next character, whatever it is.
-          if (i >= n) return this.final ? n : MORE;
+          if (i >= n) return cut;
           attrEnd = i;
         } else if (q === C.Gt) {
           // missing-attribute-value: the tag ends; the attribute ended at the "=" (parse5 left it there).
@@ -763,7 +767,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
             if (isSpace(d) || d === C.Gt) break;
             k++;
           }
-          if (k >= n) return this.final ? n : MORE;
+          if (k >= n) return cut;
           if (!duplicate) {
             if (lazy) {
               valueStart = j;
