@@ -42,26 +42,30 @@ function quoted(value: string, quote: string): string {
   return value === '' || /[\s"'=<>`]/.test(value) ? `"${value.replace(/"/g, '&quot;')}"` : value;
 }
 
-// In CSS, a "/" written as a character reference after leading dots: the edit keeps it as written (keptSuffix).
-const cssReference = fc.oneof(reference, fc.constantFrom('..&#47;x', '.&sol;y&sol;z', '&#x28;x', 'a&#41;b', '&#x27;q'));
+// A "/" written as a character reference after leading dots: the edit keeps it as written (keptSuffix), in URL
+// attributes as in CSS, so the shortcut splices no cut whose raw text is not its text. (Not in srcdoc: there the
+// inner document's edit is escaped anew, and the two paths give different, equivalent bytes: a known gap.)
+const slashReference = fc.oneof(reference, fc.constantFrom('..&#47;x', '.&sol;y&sol;z', '..&sol;..&#x2f;z', '..&sol;'));
+// In CSS, character references of its delimiters too.
+const cssReference = fc.oneof(slashReference, fc.constantFrom('&#x28;x', 'a&#41;b', '&#x27;q'));
 
 const quote = fc.constantFrom('"', "'", '');
 const element = fc.oneof(
-  fc.tuple(reference, quote).map(([r, q]) => `<a href=${quoted(r, q)} rel=nofollow>t</a>`),
-  fc.tuple(reference, reference, quote).map(([r, s, q]) => `<img src=${quoted(r, q)} srcset=${quoted(`${s} 1x, ${r} 2x`, q)}>`),
-  fc.tuple(reference, quote).map(([r, q]) => `<link rel=stylesheet href=${quoted(r, q)}>`),
+  fc.tuple(slashReference, quote).map(([r, q]) => `<a href=${quoted(r, q)} rel=nofollow>t</a>`),
+  fc.tuple(slashReference, slashReference, quote).map(([r, s, q]) => `<img src=${quoted(r, q)} srcset=${quoted(`${s} 1x, ${r} 2x`, q)}>`),
+  fc.tuple(slashReference, quote).map(([r, q]) => `<link rel=stylesheet href=${quoted(r, q)}>`),
   fc.tuple(reference, quote).map(([r, q]) => `<div style=${quoted(`background:url('${r}')`, q)}>x</div>`),
   // CSS in style attributes in every form a URL takes there (spliceCssPrefix): quoted or not, escaped, unclosed.
   fc.tuple(cssReference, fc.constantFrom('url(', 'url( ', 'URL(', 'u\\72l(', 'image-set(', 'url("', 'url(\'', 'src("'), fc.constantFrom(')', ' )', '"', "'", '")', "')", '\\)', ''), quote).map(
     ([r, open, close, q]) => `<p style=${quoted(`background:${open}${r}${close}`, q)}>x</p>`,
   ),
   fc.tuple(cssReference, cssReference).map(([r, s]) => `<svg><rect fill="url(${r})" style="clip-path:url(&quot;${s}&quot;)"/></svg><i style="--a:1;background:url(${r}&#41;">i</i>`),
-  fc.tuple(reference, reference).map(([r, s]) => `<form action="${r}"><input type=image src='${s}'></form>`),
-  fc.tuple(reference, reference).map(([r, s]) => `<a ping="${r} ${s}" href=${quoted(s, '"')}>p</a>`),
-  fc.tuple(reference).map(([r]) => `<svg><use href="${r}"/><a xlink:href="${r}">s</a></svg>`),
-  fc.tuple(reference).map(([r]) => `<meta http-equiv=refresh content="0; url=${r}">`),
+  fc.tuple(slashReference, slashReference).map(([r, s]) => `<form action="${r}"><input type=image src='${s}'></form>`),
+  fc.tuple(slashReference, slashReference).map(([r, s]) => `<a ping="${r} ${s}" href=${quoted(s, '"')}>p</a>`),
+  fc.tuple(slashReference).map(([r]) => `<svg><use href="${r}"/><a xlink:href="${r}">s</a></svg>`),
+  fc.tuple(slashReference).map(([r]) => `<meta http-equiv=refresh content="0; url=${r}">`),
   fc.tuple(reference).map(([r]) => `<iframe srcdoc="<a href=&quot;${r}&quot;>x</a>"></iframe>`),
-  fc.tuple(reference, reference).map(([r, s]) => `<applet codebase="${r}" code="${s}" archive="${s},${r}"></applet>`),
+  fc.tuple(slashReference, slashReference).map(([r, s]) => `<applet codebase="${r}" code="${s}" archive="${s},${r}"></applet>`),
   fc.tuple(reference).map(([r]) => `<style>a{background:url(${r})}</style>`),
   fc.constantFrom('text', '<p>', '</p>', '<!-- c -->', '<table><tr><td>', '<template>', '</template>', '<frameset>'),
 );

@@ -797,7 +797,12 @@ export class HtmlRewriteCore implements DriverHandler {
    */
   private spliceValue(decoded: DecodedValue, valueStart: number, quote: '"' | "'" | '', start: number, end: number, text: string): void {
     const prefix = this.policy!.lastPrefix;
-    if (prefix !== null) {
+    const cut = this.policy!.lastCut;
+    // A cut written with a character reference (`..&sol;a`) is not spliced: its raw text is not the cut's text, so
+    // the edit below would drop the reference where keptSuffix keeps it (the two would give other bytes).
+    if (prefix !== null && cut !== 0 && decoded.toRaw(start + cut) - decoded.toRaw(start) !== cut) {
+      if (text === JOINED) text = prefix + decoded.value.slice(start + cut, end);
+    } else if (prefix !== null) {
       // `text` is prefix + value[start + cut, end): keptSuffix would keep all of value[start + cut, end) (a whole
       // match stops before the back-off), so the edit puts the escaped prefix in place of value[start, start + cut)
       // (nothing, or leading "../" and "./": a cut after "/" is between raw characters). The prefix is
@@ -816,7 +821,6 @@ export class HtmlRewriteCore implements DriverHandler {
         this.insertedQuote = quote;
         this.insertedText = text;
       }
-      const cut = this.policy!.lastCut;
       const at = valueStart + decoded.toRaw(start);
       this.addEdit(at, cut === 0 ? at : valueStart + decoded.toRaw(start + cut), this.insertedText);
       return;
