@@ -64,7 +64,11 @@ export class MimeRewriterStream extends Transform {
         void this.paced.flush();
         callback();
       },
-      (err: unknown) => callback(err as Error),
+      (err: unknown) => {
+        // What was written before the error goes out first, as it did before output was batched.
+        void this.paced.flush();
+        callback(err as Error);
+      },
     );
   }
 
@@ -79,7 +83,11 @@ export class MimeRewriterStream extends Transform {
         void this.paced.flush();
         callback();
       },
-      (err: unknown) => callback(err as Error),
+      (err: unknown) => {
+        // What was written before the error goes out first, as it did before output was batched.
+        void this.paced.flush();
+        callback(err as Error);
+      },
     );
   }
 }
@@ -222,7 +230,11 @@ export class MboxRewriterStream extends Transform {
         void this.paced.flush();
         callback();
       },
-      (err: unknown) => callback(err as Error),
+      (err: unknown) => {
+        // What was written before the error goes out first, as it did before output was batched.
+        void this.paced.flush();
+        callback(err as Error);
+      },
     );
   }
 
@@ -234,7 +246,11 @@ export class MboxRewriterStream extends Transform {
           void this.paced.flush();
           callback();
         },
-        (err: unknown) => callback(err as Error),
+        (err: unknown) => {
+          // What was written before the error goes out first, as it did before output was batched.
+          void this.paced.flush();
+          callback(err as Error);
+        },
       );
   }
 
