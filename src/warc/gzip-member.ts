@@ -99,9 +99,17 @@ export function gzipChunkSize(body: Buffer, maxOutput: number): number {
   return body.length < 18 || !isGzipMagic(body) ? DEFAULT_CHUNK : plausibleChunk(body.readUInt32LE(body.length - 4), body.length - 18, maxOutput);
 }
 
+/**
+ * The largest output chunk sized from a trailer. ISIZE is the input's word, read before anything is inflated: a
+ * forged one (130 KiB of stored data claiming 128 MiB) would otherwise allocate up to the record limit, and a
+ * member's data is a view that keeps its whole chunk alive. Past this, zlib's chunks are joined by a copy, as
+ * they were before; the bench crawl's members are all far smaller.
+ */
+export const MAX_SIZED_CHUNK = 4 * 1024 * 1024;
+
 /** ISIZE + 1 when `deflated` bytes of DEFLATE data may inflate to it, else zlib's default. */
 function plausibleChunk(isize: number, deflated: number, maxOutput: number): number {
-  if (isize + 1 < MIN_CHUNK || isize > maxOutput || isize > 1032 * deflated || isize < (deflated - 1024) / 2) return DEFAULT_CHUNK;
+  if (isize + 1 < MIN_CHUNK || isize >= MAX_SIZED_CHUNK || isize > maxOutput || isize > 1032 * deflated || isize < (deflated - 1024) / 2) return DEFAULT_CHUNK;
   return isize + 1;
 }
 

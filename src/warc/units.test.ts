@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { constants, crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
-import { gzipChunkSize, gzipHeaderLength, inflateMember, outputChunkSize } from './gzip-member.ts';
+import { MAX_SIZED_CHUNK, gzipChunkSize, gzipHeaderLength, inflateMember, outputChunkSize } from './gzip-member.ts';
 import { dechunk, parseHttpHead } from './http-message.ts';
 import { arcDateToWarc, parseArcLine, parseFields } from './record.ts';
 import { base32, encodeUnit, serializeRecord, sha1Digest } from './writer.ts';
@@ -95,9 +95,19 @@ describe('zlib output chunks sized from the trailer', () => {
       fc.property(fc.uint8Array({ maxLength: 4000 }), fc.nat(30), fc.integer({ min: 0, max: 1 << 27 }), (bytes, header, max) => {
         const chunk = outputChunkSize(Buffer.from(bytes), header, max);
         expect(chunk).toBeGreaterThanOrEqual(64);
-        expect(chunk === 16 * 1024 || chunk <= max + 1).toBe(true);
+        expect(chunk === 16 * 1024 || (chunk <= max + 1 && chunk <= MAX_SIZED_CHUNK)).toBe(true);
       }),
     );
+  });
+
+  test('a forged trailer does not size the chunk: 130 KiB of stored data claiming 128 MiB, then another member', () => {
+    const stored = gzipSync(Buffer.alloc(130 * 1024, 7), { level: 0 });
+    stored.writeUInt32LE((1 << 27) - 1, stored.length - 4);
+    const next = gzipSync(Buffer.from('x'));
+    expect(outputChunkSize(Buffer.concat([stored, next]), gzipHeaderLength(stored)!, 1 << 27)).toBe(16 * 1024);
+    // A true size below the cap still sizes it.
+    const honest = gzipSync(Buffer.alloc(130 * 1024, 7), { level: 0 });
+    expect(outputChunkSize(Buffer.concat([honest, next]), gzipHeaderLength(honest)!, 1 << 27)).toBe(130 * 1024 + 1);
   });
 
   test('gunzip of a gzip-coded body: the same bytes as at the default chunk (one member, several, trailing bytes)', () => {
