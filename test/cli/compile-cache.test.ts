@@ -6,10 +6,13 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { CLI, PROJECT_DIR } from '../helpers/cli.ts';
 
+// The runner's own cache settings left out, or main.ts would skip the code under test.
+const { NODE_COMPILE_CACHE: _cache, NODE_DISABLE_COMPILE_CACHE: _disabled, ...BASE_ENV } = process.env;
+
 function runWith(env: Record<string, string>): { status: number | null; stdout: string; signal: NodeJS.Signals | null } {
   const r = spawnSync(process.execPath, [CLI, 'examples/page.html', '--url', 'https://example.com/docs/'], {
     cwd: PROJECT_DIR,
-    env: { ...process.env, ...env },
+    env: { ...BASE_ENV, ...env },
     encoding: 'utf8',
     timeout: 60_000, // a hang guard: the run takes well under a second
   });
