@@ -105,7 +105,7 @@ export function gzipChunkSize(body: Buffer, maxOutput: number): number {
  * member's data is a view that keeps its whole chunk alive. Past this, zlib's chunks are joined by a copy, as
  * they were before; the bench crawl's members are all far smaller.
  */
-export const MAX_SIZED_CHUNK = 4 * 1024 * 1024;
+export const MAX_SIZED_CHUNK: number = 4 * 1024 * 1024;
 
 /** ISIZE + 1 when `deflated` bytes of DEFLATE data may inflate to it, else zlib's default. */
 function plausibleChunk(isize: number, deflated: number, maxOutput: number): number {
