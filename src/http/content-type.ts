@@ -1,8 +1,8 @@
 /**
  * `Content-Type` of an HTTP response, and the one place that decides which rewriter a response goes to.
  */
-import { kindOfContentType } from '../kinds/index.ts';
-import type { ContentKind } from '../kinds/index.ts';
+import { kindOfContentType } from '../kinds/table.ts';
+import type { ContentKind } from '../kinds/table.ts';
 import { createRequire } from 'node:module';
 import { undici } from './undici.ts';
 
