@@ -243,6 +243,7 @@ export function decodeQuotedPrintable(body: Buffer): Buffer | null {
  * by searches remembered until passed, so the walk is linear however rare either is.
  */
 export function decodeQuotedPrintableLines(body: Buffer): QuotedPrintableLines | null {
+  if (!warmedUp) warmUp();
   const length = body.length;
   const out = Buffer.allocUnsafe(length);
   let lines: Int32Array = new Int32Array(3 * ((length >> 5) + 8));
@@ -310,6 +311,47 @@ export function decodeQuotedPrintableLines(body: Buffer): QuotedPrintableLines |
     start = end;
   }
   return { body, decoded: out.subarray(0, n), lines, count };
+}
+
+/**
+ * Type feedback for every branch of the quoted-printable decode and re-encode before V8 optimizes them (as the CSS
+ * scan's warm-up in src/css/rewrite-css.ts): a branch first taken after V8 had optimized a function threw the code
+ * away — trailing whitespace and more lines than first guessed in the decode, a run that ends in `equalRun`
+ * (optimized on stack within a long equal run) — and each was compiled 3–4 times by TurboFan on the mbox bench
+ * (`--trace-opt --trace-deopt`; the re-encode's Maglev code left its inner loop 24 times). Before the first body,
+ * `warmUp` decodes and re-encodes a short body that takes every branch, twice (the loops of one call run enough
+ * bytecode for V8 to keep feedback): ~1 ms, once, and each is compiled once by Maglev and once by TurboFan (OSR
+ * aside); a process without quoted-printable parts never pays it.
+ */
+const WARM_UP = [
+  'a line of plain text longer than sixteen bytes\r\n',
+  'a=3Db=3dc=C3=A9 d=\t\r\n',
+  'trailing spaces  \r\n',
+  'trailing tab\t\n',
+  'soft line break=\n',
+  '=G1 =4 =\r',
+  'x=4\r',
+  '\r\n',
+  '--a delimiter\n',
+  'From a separator\r\n',
+  '\n'.repeat(40),
+  'no line ending at the end',
+].join('');
+
+let warmedUp = false;
+
+function warmUp(): void {
+  warmedUp = true;
+  const body = Buffer.from(WARM_UP, 'latin1');
+  for (let k = 0; k < 2; k++) {
+    const original = decodeQuotedPrintableLines(body)!;
+    const decoded = original.decoded;
+    const changed = Buffer.concat([decoded.subarray(0, 10), Buffer.from('http://example.org/a=b \xe9\t\r\nFrom x\r\n--y ', 'latin1'), decoded.subarray(12, 120), Buffer.from('z'.repeat(100), 'latin1'), decoded.subarray(121)]);
+    reencodeQuotedPrintable(original, decoded, '\r\n', true);
+    reencodeQuotedPrintable(original, changed, '\r\n', true);
+    reencodeQuotedPrintable(original, changed.subarray(0, changed.length - 3), '\n', false);
+    equalRun(decoded, 0, changed, 0);
+  }
 }
 
 function grown(a: Int32Array): Int32Array {
