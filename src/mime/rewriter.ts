@@ -296,7 +296,11 @@ export class MimePartRewriter implements ScanHandler {
         const item = this.queue[this.queueHead]!;
         if (Buffer.isBuffer(item)) {
           this.queueHead++;
-          await put(item);
+          // (Not through `put`: an async call, and its promise, per header block and slice.)
+          if (item.length > 0) {
+            const wait = write(item);
+            if (wait !== undefined) await wait;
+          }
           continue;
         }
         if ('part' in item) {
