@@ -729,27 +729,44 @@ export function replacementText(source: string, url: string): string {
     const at = source.indexOf('=') + 1;
     return source.slice(0, at) + url + source.slice(at + map[1]!.length);
   }
+  const bodyStart = tokenBodyStart(source, 0, source.length);
+  const bodyEnd = tokenBodyEnd(source, 0, source.length, bodyStart);
   const quote = source[0];
-  if (quote === '"' || quote === "'") {
-    const closed = source.length > 1 && source.endsWith(quote) && !isEscaped(source, source.length - 1);
-    return quote + escapeStringBody(url, quote) + (closed ? quote : '');
-  }
-  // https://drafts.csswg.org/css-syntax-3/#consume-url-token: name "(" whitespace* body whitespace* ")"
-  let bodyStart = source.indexOf('(') + 1;
-  while (bodyStart < source.length && isWhitespace(source.charCodeAt(bodyStart))) bodyStart++;
-  let bodyEnd = source.length;
-  if (source.endsWith(')') && !isEscaped(source, bodyEnd - 1)) bodyEnd--;
-  while (bodyEnd > bodyStart && isWhitespace(source.charCodeAt(bodyEnd - 1)) && !isEscaped(source, bodyEnd - 1)) bodyEnd--;
   // NOTE: a hex escape's terminating space (`\41 `) may land in the kept suffix; it is then trailing whitespace.
-  return source.slice(0, bodyStart) + escapeUrlTokenBody(url) + source.slice(bodyEnd);
+  return source.slice(0, bodyStart) + (quote === '"' || quote === "'" ? escapeStringBody(url, quote) : escapeUrlTokenBody(url)) + source.slice(bodyEnd);
+}
+
+/**
+ * Where the URL of a reference's string or url-token css[start, end) is written (what replacementText replaces):
+ * after a string's quote; after a url-token's `name(` and the whitespace after it
+ * (https://drafts.csswg.org/css-syntax-3/#consume-url-token: name "(" whitespace* body whitespace* ")").
+ * Not for a source-map comment. @internal (and the HTML rewriter's, which splices a prefix in place of the head)
+ */
+export function tokenBodyStart(css: string, start: number, end: number): number {
+  const open = css.charCodeAt(start);
+  if (open === 0x22 || open === 0x27) return start + 1;
+  const paren = css.indexOf('(', start);
+  let bodyStart = paren === -1 || paren >= end ? start : paren + 1;
+  while (bodyStart < end && isWhitespace(css.charCodeAt(bodyStart))) bodyStart++;
+  return bodyStart;
+}
+
+/** The end of the body tokenBodyStart gives the start of: before a closing quote, or before whitespace and ")" (an open token has none). @internal */
+export function tokenBodyEnd(css: string, start: number, end: number, bodyStart: number): number {
+  const open = css.charCodeAt(start);
+  if (open === 0x22 || open === 0x27) return end - start > 1 && css.charCodeAt(end - 1) === open && !isEscaped(css, start, end - 1) ? end - 1 : end;
+  let bodyEnd = end;
+  if (end > start && css.charCodeAt(end - 1) === 0x29 && !isEscaped(css, start, end - 1)) bodyEnd--;
+  while (bodyEnd > bodyStart && isWhitespace(css.charCodeAt(bodyEnd - 1)) && !isEscaped(css, start, bodyEnd - 1)) bodyEnd--;
+  return bodyEnd;
 }
 
 const SOURCE_MAP_COMMENT = /^\/\*[#@][ \t]sourceMappingURL=([^\s*]+)[ \t\r\n]*\*\/$/;
 
-/** True if the character at `index` follows an odd run of backslashes (https://drafts.csswg.org/css-syntax-3/#escaping). */
-function isEscaped(source: string, index: number): boolean {
+/** True if css[index] follows an odd run of backslashes within css[from…] (https://drafts.csswg.org/css-syntax-3/#escaping). */
+function isEscaped(css: string, from: number, index: number): boolean {
   let backslashes = 0;
-  while (index - backslashes - 1 >= 0 && source.charCodeAt(index - backslashes - 1) === 0x5c) backslashes++;
+  while (index - backslashes - 1 >= from && css.charCodeAt(index - backslashes - 1) === 0x5c) backslashes++;
   return backslashes % 2 === 1;
 }
 
