@@ -128,13 +128,20 @@ const COLUMN_ACCESSOR: PropertyDescriptor = {
 };
 
 /**
- * The site of the references in a text element's text: the line and column where the text starts, the end of its
- * start tag, counted when read (as an AttributeSite's). NOTE: read eagerly, the lines of every `<style>` were 4%
- * of the rewriter core on the 258 real pages (the lines of the whole document before it counted; --cpu-prof).
+ * The site of the references in a text element's text (planText's scratch, one per rewriter): the line and column
+ * where the text starts, the end of its start tag `tag`, counted when read (as an AttributeSite's). NOTE: read
+ * eagerly, the lines of the document up to every `<style>` were counted (--cpu-prof: 1–4% of the rewriter core
+ * on the 258 real pages).
  */
-function textSite(element: string, tag: Token.Location): ReferenceSite {
-  const site = { element, attribute: null } as { element: string; attribute: null; line: number; column: number };
-  Object.defineProperty(site, 'tag', { value: tag, enumerable: false });
+interface TextSite extends ReferenceSite {
+  element: string;
+  attribute: null;
+  tag: Token.Location;
+}
+
+function textSite(): TextSite {
+  const site = { element: '', attribute: null } as TextSite;
+  Object.defineProperty(site, 'tag', LOCATION_FIELD);
   Object.defineProperty(site, 'line', TEXT_LINE_ACCESSOR);
   Object.defineProperty(site, 'column', TEXT_COLUMN_ACCESSOR);
   return site;
@@ -982,11 +989,20 @@ export class HtmlRewriteCore implements DriverHandler {
     return this.policy!.resolveAgainst(codebase, base) ?? base;
   }
 
+  /** planText's site, set to the text of `item`. */
+  private textSiteOf(item: Extract<WorkItem, { kind: 'text' }>): TextSite {
+    const site = (this.textSite ??= textSite());
+    site.element = item.element;
+    site.tag = item.tag;
+    return site;
+  }
+  private textSite: TextSite | null = null;
+
   private planText(item: Extract<WorkItem, { kind: 'text' }>): void {
     if (item.segments !== undefined) return this.planSvgStyle(item, item.segments);
     const raw = this.buf.slice(item.start - this.bufStart, item.end - this.bufStart);
     const decoded = decodeAttributeValue(raw, this.codec, item.syntax === 'css-with-references');
-    const at = textSite(item.element, item.tag);
+    const at = this.textSiteOf(item);
     if (decoded === null) {
       this.warn({ code: 'undecodable-value', message: `<${item.element}> text: bytes not valid in the document encoding; left as it is`, line: item.tag.endLine, column: item.tag.endCol });
       return;
@@ -1018,7 +1034,7 @@ export class HtmlRewriteCore implements DriverHandler {
    * url()) is left as it is.
    */
   private planSvgStyle(item: Extract<WorkItem, { kind: 'text' }>, segments: ReadonlyArray<readonly [number, number]>): void {
-    const at = textSite(item.element, item.tag);
+    const at = this.textSiteOf(item);
     const parts: Array<{ rawStart: number; offset: number; decoded: DecodedValue; cdata: boolean }> = [];
     let css = '';
     const addPart = (rawStart: number, raw: string, cdata: boolean): boolean => {
