@@ -277,9 +277,10 @@ export class HtmlRewriteCore implements DriverHandler {
   private insertedPrefix: string | null = null;
   private insertedQuote: '"' | "'" | '' = '"';
   private insertedText = '';
-  private readonly insertedTexts = new Map<string, string>();
-  private readonly insertedTextsApos = new Map<string, string>();
-  private readonly insertedTextsUnquoted = new Map<string, string>();
+  /** The escaped, encoded text of each prefix, for values in double, single and no quotes (made when first needed: a mail part may have no reference). */
+  private insertedTexts: Map<string, string> | null = null;
+  private insertedTextsApos: Map<string, string> | null = null;
+  private insertedTextsUnquoted: Map<string, string> | null = null;
   private openText: OpenText | null = null;
   /** spliceCssPrefix's last prefix (and whether CSS writes it as it is), head, quote and prefix units kept, and their escaped, encoded text. */
   private cssPrefix: string | null = null;
@@ -895,7 +896,7 @@ export class HtmlRewriteCore implements DriverHandler {
       if (prefix !== this.insertedPrefix || quote !== this.insertedQuote) {
         // A document's prefixes are few (the base's directory and those above it, its origin…) and alternate:
         // each kept, escaped and encoded once for each quote.
-        const texts = quote === '"' ? this.insertedTexts : quote === "'" ? this.insertedTextsApos : this.insertedTextsUnquoted;
+        const texts = quote === '"' ? (this.insertedTexts ??= new Map()) : quote === "'" ? (this.insertedTextsApos ??= new Map()) : (this.insertedTextsUnquoted ??= new Map());
         let text = texts.get(prefix);
         if (text === undefined) {
           if (texts.size >= 64) texts.clear();
