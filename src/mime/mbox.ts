@@ -188,12 +188,12 @@ export class MboxSplitter {
   /** Reads on from `i`; returns the next position, or -1 to wait for more input (the rest is carried). */
   private step(data: Buffer, i: number, isEnd: boolean): number {
     const atLineStart = i === 0 ? !this.started || this.tailBefore[this.tailBefore.length - 1] === 0x0a : data[i - 1] === 0x0a;
-    if (atLineStart && this.landed && this.startsWithFrom(data, i)) {
+    if (atLineStart && this.landed && this.startsWithFrom(data, i, isEnd)) {
       const lf = data.indexOf(0x0a, i);
       if (lf === -1 && !isEnd) return -1;
       return this.separator(data, i, lf === -1 ? data.length : lf + 1);
     }
-    if (atLineStart && this.startsWithFrom(data, i)) {
+    if (atLineStart && this.startsWithFrom(data, i, isEnd)) {
       const verdict = this.fromLineVerdict(data, i, isEnd);
       if (verdict === 'more') return -1;
       if (verdict !== null) return this.separator(data, i, verdict);
@@ -215,10 +215,16 @@ export class MboxSplitter {
     return stop === i ? -1 : stop;
   }
 
-  private startsWithFrom(data: Buffer, i: number): boolean {
+  /**
+   * Whether the line at `i` begins with "From ", or may (its first bytes are the end of what is here, and more
+   * input may come). At the end of the archive a line cut short ("From" and no more) does not: it is the last
+   * message's bytes, as when it came in one chunk with the line before it.
+   */
+  private startsWithFrom(data: Buffer, i: number, isEnd: boolean): boolean {
     // Five reads, not Buffer#compare: called at every line of every header, its argument checks allocated ~3.5 MB
     // over the mbox bench.
     const n = Math.min(FROM.length, data.length - i);
+    if (n < FROM.length && isEnd) return false;
     for (let k = 0; k < n; k++) if (data[i + k] !== FROM[k]) return false;
     return true;
   }
@@ -246,7 +252,7 @@ export class MboxSplitter {
       this.needBytes = need - i;
       return 'more';
     }
-    if (this.landsAt(data, landing)) return null;
+    if (this.landsAt(data, landing, isEnd)) return null;
     return this.ignoreLength(lineEnd, `the Content-Length (${this.contentLength}) does not end at a From_ line`);
   }
 
@@ -262,10 +268,10 @@ export class MboxSplitter {
   }
 
   /** Whether a "From " line begins at `k` (after at most one line ending), or the archive ends there. */
-  private landsAt(data: Buffer, k: number): boolean {
+  private landsAt(data: Buffer, k: number, isEnd: boolean): boolean {
     if (data[k] === 0x0d && data[k + 1] === 0x0a) k += 2;
     else if (data[k] === 0x0a) k += 1;
-    return k >= data.length || this.startsWithFrom(data, k);
+    return k >= data.length || this.startsWithFrom(data, k, isEnd);
   }
 
   /** A separator line [i, lineEnd): the message before ends, the next one begins. */
@@ -316,7 +322,7 @@ export class MboxSplitter {
       this.needBytes = landing + 2 + FROM.length - i;
       return -1;
     }
-    if (!this.landsAt(data, landing)) return this.ignoreLength(i, `the Content-Length (${this.contentLength}) does not end at a From_ line`);
+    if (!this.landsAt(data, landing, isEnd)) return this.ignoreLength(i, `the Content-Length (${this.contentLength}) does not end at a From_ line`);
     let k = landing;
     if (data[k] === 0x0d && data[k + 1] === 0x0a) k += 2;
     else if (data[k] === 0x0a) k += 1;

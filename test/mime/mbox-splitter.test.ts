@@ -62,4 +62,19 @@ describe('MboxSplitter', () => {
       { numRuns: 2000 },
     );
   });
+
+  // Found by the property above (seed -1490514103): byte by byte, the archive's last line "From", cut short, was
+  // taken for a From_ line at the end of input (its four bytes matched the first four of "From "), and whole it
+  // was the message's bytes. A line that ends the archive before "From " is complete is not a From_ line.
+  it.each([
+    'From a@b.example Mon Jan  1 00:00:00 2024\nContent-Length: 12\r\n\n>From y\n\r\nFrom',
+    'From a@b.example Mon Jan  1 00:00:00 2024\nSubject: s\n\nbody\n\nFrom',
+    'From a@b.example Mon Jan  1 00:00:00 2024\nContent-Length: 6\n\nbody\n\nFro',
+  ])('an archive that ends in a line cut short of "From ": %j', (text) => {
+    const input = Buffer.from(text, 'latin1');
+    const whole = split([input]);
+    expect(whole.messages).toHaveLength(1);
+    expect(whole.messages[0]!.bytes.endsWith('\nFrom') || whole.messages[0]!.bytes.endsWith('\nFro')).toBe(true);
+    expect(split(Array.from(input, (_b, k) => input.subarray(k, k + 1)))).toEqual(whole);
+  });
 });
