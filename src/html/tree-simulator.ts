@@ -285,6 +285,12 @@ export class TreeSimulator {
     return this.indexOf(element) !== -1;
   }
 
+  /** Whether "reconstruct the active formatting elements" would do nothing (in a cell, the list's last marker is the cell's). */
+  nothingToReconstruct(): boolean {
+    const list = this.formatting;
+    return list.length === 0 || this.isOpen(list[list.length - 1]!.element);
+  }
+
   private indexOf(element: unknown): number {
     for (let i = this.depth - 1; i >= 0; i--) if (this.nodes[i] === element) return i;
     return -1;
