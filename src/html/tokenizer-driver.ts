@@ -66,6 +66,10 @@ export interface DriverHandler {
    * "body": "add the attribute and its corresponding value to that element"); null otherwise.
    */
   onStartTag(token: Token.TagToken, namespace: Namespace, inserted: boolean, adopted: readonly string[] | null): void;
+  /**
+   * The token is the handler's only while this runs (the fast tokenizer sets the fields of one token for every
+   * end tag); its location is the handler's to keep.
+   */
   onEndTag(token: Token.TagToken, namespace: Namespace): void;
   /** Non-whitespace character data, outside raw-text elements handled by the tokenizer's own states. */
   onText(): void;
