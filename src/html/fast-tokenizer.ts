@@ -239,13 +239,6 @@ const SCRATCH_KEEP = 256;
 /** What a scratch slot holds between tags (so that it holds no value of an earlier document). */
 const UNSET_ATTR: Token.Attribute = new Attribute('', '', 0, -1, '');
 
-/**
- * The prototype of a tag's attribute locations: no properties, and none inherited. NOTE: not
- * `Object.create(null)`, which V8 makes a dictionary (a hash table per tag with URL attributes); an object
- * made from a prototype is an ordinary one.
- */
-const NO_PROPERTIES: object = Object.freeze(Object.create(null) as object);
-
 /** The formatting elements (https://html.spec.whatwg.org/multipage/parsing.html#formatting), by parse5 tag id. */
 const FORMATTING: boolean[] = [];
 for (const id of [html.TAG_ID.A, html.TAG_ID.B, html.TAG_ID.BIG, html.TAG_ID.CODE, html.TAG_ID.EM, html.TAG_ID.FONT, html.TAG_ID.I, html.TAG_ID.NOBR, html.TAG_ID.S, html.TAG_ID.SMALL, html.TAG_ID.STRIKE, html.TAG_ID.STRONG, html.TAG_ID.TT, html.TAG_ID.U]) FORMATTING[id] = true;
@@ -869,7 +862,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
     const base = this.base;
     const location = new SourceLocation(this.lines, base + lt, base + i + 1, 1);
     if (kept > 0) {
-      const attrLocations = Object.create(NO_PROPERTIES) as Record<string, Token.Location>;
+      const attrLocations = Object.create(null) as Record<string, Token.Location>;
       for (let k = 0; k < kept; k++) attrLocations[SCRATCH_KEPT_NAMES[k]!] = new SourceLocation(this.lines, base + SCRATCH_KEPT_AT[2 * k]!, base + SCRATCH_KEPT_AT[2 * k + 1]!, 0);
       location.attrs = attrLocations;
     }
