@@ -73,6 +73,12 @@ export interface DriverHandler {
   onEndTag(token: Token.TagToken, namespace: Namespace): void;
   /** Non-whitespace character data, outside raw-text elements handled by the tokenizer's own states. */
   onText(): void;
+  /**
+   * Whether onText may still do anything. Once it answers false it must never do anything again: the fast
+   * tokenizer then asks no more, and text that changes nothing in the tree builder is no longer told from
+   * whitespace (nor reported). Absent: onText is always called.
+   */
+  hearsText?(): boolean;
   onComment(token: Token.CommentToken): void;
   onDoctype(token: Token.DoctypeToken): void;
   onEof(): void;
