@@ -193,32 +193,31 @@ function valueOf(raw: string, own: boolean, mayHoldCr: boolean, mayHoldNul: bool
  */
 class Attribute implements Token.Attribute {
   name: string;
-  /** The input the raw value is in, and its extent [start, end); `end` is -1 once `decoded` is the value. */
-  private source: string;
+  /**
+   * The input the raw value is in, its extent [start, end); once `end` is -1, the value. (One field for both:
+   * an attribute is made for most attributes of every tag, 296,000 a pass over the 258 real pages.)
+   */
+  private text: string;
   private start: number;
   private end: number;
-  private decoded: string;
 
   constructor(name: string, source: string, start: number, end: number, decoded: string) {
     this.name = name;
-    this.source = source;
+    this.text = end === -1 ? decoded : source;
     this.start = start;
     this.end = end;
-    this.decoded = decoded;
   }
 
   get value(): string {
     if (this.end !== -1) {
-      this.decoded = valueOf(this.source.slice(this.start, this.end), false, true, true);
-      this.source = '';
+      this.text = valueOf(this.text.slice(this.start, this.end), false, true, true);
       this.end = -1;
     }
-    return this.decoded;
+    return this.text;
   }
 
   set value(value: string) {
-    this.decoded = value;
-    this.source = '';
+    this.text = value;
     this.end = -1;
   }
 }
