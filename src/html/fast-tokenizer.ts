@@ -168,14 +168,12 @@ function hashedName(s: string, start: number, end: number): string {
 
 /**
  * An attribute value as the tokenizer builds it: preprocessed, character references decoded as "consumed as part
- * of an attribute", NUL as U+FFFD. `own`: copied into a string of its own, for a token the tree builder may keep
- * (a formatting element's, in its list of active formatting elements): a slice would keep the whole input chunk
- * alive as long as that token lives.
+ * of an attribute", NUL as U+FFFD.
  */
-function valueOf(raw: string, own: boolean, mayHoldCr: boolean, mayHoldNul: boolean): string {
+function valueOf(raw: string, mayHoldCr: boolean, mayHoldNul: boolean): string {
   const cr = mayHoldCr && raw.indexOf('\r') !== -1;
   const nul = mayHoldNul && raw.indexOf('\0') !== -1;
-  if (!cr && !nul && raw.indexOf('&') === -1) return own && raw.length >= 13 ? ` ${raw}`.slice(1) : raw;
+  if (!cr && !nul && raw.indexOf('&') === -1) return raw;
   let s = raw;
   if (cr) s = s.replace(/\r\n?/g, '\n');
   // A reference to U+0000 decodes to U+FFFD; a raw NUL is replaced after decoding (it cannot start a reference).
@@ -199,6 +197,7 @@ class Attribute implements Token.Attribute {
    */
   private text: string;
   private start: number;
+  /** -1: `text` is the value; -2: the value, a string of its own (see keep). */
   private end: number;
 
   constructor(name: string, source: string, start: number, end: number, decoded: string) {
@@ -209,11 +208,23 @@ class Attribute implements Token.Attribute {
   }
 
   get value(): string {
-    if (this.end !== -1) {
-      this.text = valueOf(this.text.slice(this.start, this.end), false, true, true);
+    if (this.end >= 0) {
+      this.text = valueOf(this.text.slice(this.start, this.end), true, true);
       this.end = -1;
     }
     return this.text;
+  }
+
+  /**
+   * The value decoded now, as a string of its own: for the token of a formatting element that the tree builder
+   * keeps (in its list of active formatting elements) past the input it was read from, which a raw value or a
+   * slice of it would keep alive as long as that token lives.
+   */
+  keep(): void {
+    if (this.end === -2) return;
+    const value = this.value;
+    this.text = value.length >= 13 ? ` ${value}`.slice(1) : value;
+    this.end = -2;
   }
 
   set value(value: string) {
@@ -222,8 +233,12 @@ class Attribute implements Token.Attribute {
   }
 }
 
-/** Tags whose attribute lists outlive the tag: the tree builder keeps them (StackBuilder's adapter, and the list of active formatting elements). */
-const KEPT_ATTRS: boolean[] = [];
+/**
+ * Tags whose attribute values are decoded as the tag is read: html, body and annotation-xml, whose lists
+ * StackBuilder's adapter keeps with the element. (A formatting element's token, which the list of active
+ * formatting elements keeps, has its values made its own when the input is let go: keepToken.)
+ */
+const EAGER_ATTRS: boolean[] = [];
 
 /** The attributes of an end tag without any (the tree builder never reads an end tag's list; see tagAt for start tags). */
 const NO_ATTRS: Token.Attribute[] = [];
@@ -242,7 +257,7 @@ const UNSET_ATTR: Token.Attribute = new Attribute('', '', 0, -1, '');
 const FORMATTING: boolean[] = [];
 for (const id of [html.TAG_ID.A, html.TAG_ID.B, html.TAG_ID.BIG, html.TAG_ID.CODE, html.TAG_ID.EM, html.TAG_ID.FONT, html.TAG_ID.I, html.TAG_ID.NOBR, html.TAG_ID.S, html.TAG_ID.SMALL, html.TAG_ID.STRIKE, html.TAG_ID.STRONG, html.TAG_ID.TT, html.TAG_ID.U]) FORMATTING[id] = true;
 for (let id = 0; id < 256; id++) FORMATTING[id] ??= false;
-for (let id = 0; id < 256; id++) KEPT_ATTRS[id] = FORMATTING[id] === true || id === html.TAG_ID.HTML || id === html.TAG_ID.BODY || id === html.TAG_ID.ANNOTATION_XML;
+for (let id = 0; id < 256; id++) EAGER_ATTRS[id] = id === html.TAG_ID.HTML || id === html.TAG_ID.BODY || id === html.TAG_ID.ANNOTATION_XML;
 
 /** The shape of parse5's tokenizer that its tree builder reads and sets. */
 interface BuilderTokenizer {
@@ -427,8 +442,15 @@ const MAX_UNCOUNTED = 1 << 20;
 const MARK_LINES = 32;
 const MARK_GAP = 1 << 14;
 
-/** Counts the lines of a token's location and of its attributes' (see FastTokenizerDriver.write). */
-function countLines(token: Token.TagToken): void {
+/**
+ * A token the tree builder keeps past the input it was read from (see FastTokenizerDriver.write): the lines of
+ * its location and of its attributes' counted, its attribute values made its own.
+ * NOTE: values made their own here, not as the tag is read: decoding and copying every value of every formatting
+ * element (most are `<a href>`s, closed long before the input is let go) was 2.6% of a rewriter pass over the
+ * 258 real pages (`--cpu-prof`).
+ */
+function keepToken(token: Token.TagToken): void {
+  for (const attr of token.attrs) if (attr instanceof Attribute) attr.keep();
   const location = token.location as SourceLocation | null;
   if (location === null) return;
   location.count();
@@ -589,8 +611,8 @@ export class FastTokenizerDriver implements TokenizerEngine {
       const drop = this.pos - 1;
       const lines = this.lines;
       // The tokens the tree builder keeps (formatting elements') would keep the old text alive: their lines are
-      // counted now.
-      this.builder.keptTokens(countLines);
+      // counted now, their attribute values made their own.
+      this.builder.keptTokens(keepToken);
       this.html = this.html.slice(drop);
       this.base += drop;
       this.pos -= drop;
@@ -749,9 +771,8 @@ export class FastTokenizerDriver implements TokenizerEngine {
     const nameEnd = i;
     const tagName = internName(s, nameStart, i);
     const tagID = tagIdOf(tagName, s, nameStart, nameEnd) as html.TAG_ID;
-    const own = FORMATTING[tagID] === true;
-    /** Values decoded when read (see Attribute), but for start tags the tree builder keeps (and may read much later). */
-    const lazy = end || !KEPT_ATTRS[tagID];
+    /** Values decoded when read (see Attribute), but for start tags the tree builder keeps with their element. */
+    const lazy = end || !EAGER_ATTRS[tagID];
     // Attributes are gathered in module-wide scratch arrays and copied out at the ">" at their exact length (a
     // list grown by push holds 17 slots for one attribute). They are emptied before the tag is emitted, so a
     // nested tokenizer (an iframe srcdoc, rewritten from inside the callback) can use them too.
@@ -821,7 +842,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
             if (lazy) {
               valueStart = j + 1;
               valueEnd = close;
-            } else value = valueOf(s.slice(j + 1, close), own, this.seenCr, this.seenNul);
+            } else value = valueOf(s.slice(j + 1, close), this.seenCr, this.seenNul);
           }
           i = close + 1;
           // After attribute value (quoted): the attribute ends at the next character, whatever it is.
@@ -842,7 +863,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
             if (lazy) {
               valueStart = j;
               valueEnd = k;
-            } else value = valueOf(s.slice(j, k), own, this.seenCr, this.seenNul);
+            } else value = valueOf(s.slice(j, k), this.seenCr, this.seenNul);
           }
           i = k;
           attrEnd = k;
