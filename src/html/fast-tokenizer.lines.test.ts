@@ -126,6 +126,23 @@ describe('lines and columns counted when read', () => {
     }
   });
 
+  it('hold at most 64 Lines uncounted when written in small pieces (a Lines a write)', () => {
+    const random = seededRandom(29);
+    const plan = Array.from({ length: 40 }, () => [random() < 0.2 ? -1 : 5 + Math.floor(random() * (PIECES.length - 5)), 1 + Math.floor(random() * 50)] as const);
+    const html = documentOf(plan, 200_000);
+    const driver = new FastTokenizerDriver({ onStartTag() {}, onEndTag() {}, onText() {}, onComment() {}, onDoctype() {}, onEof() {} });
+    let longest = 0;
+    for (const chunk of randomChunks(html, random, 200)) {
+      driver.write(chunk, false);
+      let chain = 0;
+      for (let l = (driver as unknown as { lines: { before: unknown } }).lines; l.before !== null; l = l.before as typeof l) chain++;
+      longest = Math.max(longest, chain);
+    }
+    driver.write('', true);
+    expect(longest).toBeGreaterThan(10);
+    expect(longest).toBeLessThanOrEqual(64);
+  });
+
   it('of the tokens the tree builder keeps are counted before the input they were read from is let go', () => {
     // A formatting element's token stays in the list of active formatting elements: its location must not keep
     // the text of a dropped stretch alive (it is counted at the drop) and must still read right.

@@ -435,8 +435,9 @@ class Lines {
   }
 }
 
-/** The most input the chain of Lines holds uncounted (see FastTokenizerDriver.write). */
+/** The most input (UTF-16 units) and the most Lines the chain of Lines holds uncounted (see FastTokenizerDriver.write). */
 const MAX_UNCOUNTED = 1 << 20;
+const MAX_CHAINED = 64;
 
 /** See Lines.marks (a power of two), and how far ahead a jump to a mark is looked for. */
 const MARK_LINES = 32;
@@ -572,8 +573,9 @@ export class FastTokenizerDriver implements TokenizerEngine {
 
   /** Lines of the input held now, for the locations of the tokens read from it (see SourceLocation). */
   private lines = new Lines('', 0, 1, 0);
-  /** Units of input let go whose lines are not counted (held by the chain of Lines: see write). */
+  /** Units of input let go whose lines are not counted, and the Lines chained before the current (see write). */
   private uncounted = 0;
+  private chained = 0;
 
   constructor(handler: DriverHandler) {
     this.builder = new StackBuilder(handler);
@@ -619,14 +621,21 @@ export class FastTokenizerDriver implements TokenizerEngine {
       // (An unfinished construct is tried again once its input doubles: the same length, from the new start.)
       if (this.retryAt !== 0) this.retryAt -= drop;
       // The new Lines start where the old ones end; the line there is counted when someone reads a line after it,
-      // or once MAX_UNCOUNTED units of input were let go uncounted (what the chain of Lines holds alive).
+      // or once MAX_UNCOUNTED units of input were let go uncounted, or MAX_CHAINED Lines are chained (what the
+      // chain holds alive: the input, and a Lines a write).
       // NOTE: counting every line at the drop was 3.7% of a rewriter pass over the 258 real pages (`--cpu-prof`,
       // Lines.at and find), and nearly all of it is never read.
-      this.uncounted = lines.started ? drop : this.uncounted + drop;
-      if (this.uncounted > MAX_UNCOUNTED) {
+      if (lines.started) {
+        this.uncounted = drop;
+        this.chained = 1;
+      } else {
+        this.uncounted += drop;
+        this.chained++;
+      }
+      if (this.uncounted > MAX_UNCOUNTED || this.chained > MAX_CHAINED) {
         lines.at(this.base);
         this.lines = new Lines(this.html, this.base, lines.line, lines.lineStart);
-        this.uncounted = 0;
+        this.uncounted = this.chained = 0;
       } else this.lines = Lines.after(lines, this.html, this.base);
       if (this.seenCr) this.lines.sawCr();
     }
