@@ -38,7 +38,7 @@ import { parseCommandLine, validateEncodingLabel } from '../cli/options.ts';
 import type { FileJob, JobResult } from './job.ts';
 import { inputLines, readLines } from './lines.ts';
 import { createJobPool, parseJobs } from './pool.ts';
-import { parseTypeOption } from './rewriters.ts';
+import { parseTypeOption } from './document-types.ts';
 import { runJobs } from './run-jobs.ts';
 import { summaryLine } from './summary.ts';
 

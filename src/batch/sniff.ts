@@ -17,8 +17,8 @@
 import { open } from 'node:fs/promises';
 import { RESOURCE_HEADER_BYTES, looksLikeCss, looksLikeText, sniffsAsHtml } from '../kinds/sniff.ts';
 import type { FsPath } from './paths.ts';
-import { typeOfName } from './rewriters.ts';
-import type { DocumentType } from './rewriters.ts';
+import { typeOfName } from './document-types.ts';
+import type { DocumentType } from './document-types.ts';
 
 export { RESOURCE_HEADER_BYTES } from '../kinds/sniff.ts';
 

@@ -26,8 +26,12 @@ export const URL_LIST_HEAP_GROWING_PERCENT = 50;
  * 45 MB crawl peaked at 250–300 MiB (one run of seven at 327) with V8's own factor, 216–229 MiB with a factor
  * of 2 at the same speed (paired runs under load, bench/warc.ts `ours`; 238–270 MiB on an idle machine, where the
  * reader runs further ahead); a factor of 1.5 gave ~205 MiB under load but cost 15–20%, and no clear gain idle.
+ * Once the reader's thread no longer loaded all of undici (src/http/content-type.ts: ~100 modules and ~5 MB less
+ * live in each thread), a factor of 3 took 1.03–1.07× less whole-process CPU than 2 (median of 4.56 s against
+ * 4.76 s, 5 alternating rounds; the reader's thread ran 7 full collections instead of 12–16, each marking its
+ * whole heap on V8's helper threads) at 220–228 MiB against 189–197 (2.5: 4.65 s, 206–217 MiB).
  */
-export const WARC_HEAP_GROWING_PERCENT = 100;
+export const WARC_HEAP_GROWING_PERCENT = 200;
 
 export function limitHeapGrowth(percent: number = URL_LIST_HEAP_GROWING_PERCENT): void {
   setFlagsFromString(`--heap-growing-percent=${percent}`);

@@ -41,6 +41,16 @@ export interface WarcCommandValues {
   readonly 'warc-header-references'?: boolean | undefined;
 }
 
+/**
+ * A crawl file smaller than this is rewritten in the reading thread: a worker thread costs ~0.2 s of CPU before
+ * it rewrites anything (starting, loading the rewriters again, its own JIT warm-up). Whole-process CPU, inline
+ * against one worker (`BENCH_WARC_THREADS=0|1 node bench/warc.ts ours FILE`, the bench crawl's first members, 3
+ * alternating rounds, a machine loaded by other jobs): 1 MB 0.55 s against 0.77 s, 5 MB 1.00 s against 1.23 s,
+ * 15 MB 1.96 s against 2.20 s, and the wall time no longer; the whole 45 MB crawl 4.0–4.1 s against 4.4 s, but on
+ * two idle cores its wall time is what the worker is for.
+ */
+export const INLINE_BELOW_BYTES: number = 4 * 1024 * 1024;
+
 /** The WARC options as given, for each file's run in directory mode. */
 export function warcPassOn(values: WarcCommandValues): string[] {
   return [...(values['warc-output'] === undefined ? [] : ['--warc-output', values['warc-output']]), ...(values['link-keys'] === true ? ['--link-keys'] : []), ...(values['warc-header-references'] === true ? ['--warc-header-references'] : [])];
@@ -96,8 +106,9 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
       honourHttpContentLocation: values['http-content-location'],
       linkKeys: values['link-keys'],
       rewriteHeaderReferences: values['warc-header-references'],
-      // Responses are rewritten on worker threads, one a core beside the one reading the file.
-      threads: Math.max(0, availableParallelism() - 1),
+      // Responses are rewritten on worker threads, one a core beside the one reading the file; a small file in
+      // this thread (INLINE_BELOW_BYTES).
+      threads: total !== null && total < INLINE_BELOW_BYTES ? 0 : Math.max(0, availableParallelism() - 1),
       document: input,
       filename: values.output === undefined || toStdout ? undefined : basename(values.output),
       // No listener without a report: the rewriter then keeps no reference records (src/warc/record-job.ts).

@@ -330,8 +330,10 @@ export function scanCssTokenized(css: string, options: FindCssUrlsOptions = {}):
  * the names of functions and at-keywords and the values of strings and URLs. Measured on the mail bench (the
  * text/css parts of the corpus): @csstools' tokenizer was ~12% of the CPU samples of an mbox run.
  * Null — the caller tokenizes with @csstools — where the text needs what it leaves out: a backslash outside a
- * comment and a string (escapes), a NUL or non-ASCII character where an identifier may begin or go on (the
- * standard's non-ASCII ident code points), a surrogate in a URL token's value (U+FFFD). `src/css/scan.test.ts`
+ * comment and a string (escapes), a NUL or a surrogate where an identifier may begin or go on (U+FFFD in its
+ * value), a surrogate in a URL token's value. Other non-ASCII characters are read as @csstools reads them: the
+ * standard's non-ASCII ident code points in names, any other as a delim (NOTE: one stylesheet of the 258 real
+ * pages, 66 KB with `content: —`, went to @csstools, and was ~1% of a rewrite pass over them all). `src/css/scan.test.ts`
  * checks that it gives what `scanCssTokenized` gives, on random pieces of CSS and the corpus.
  */
 export function scanCssFast(css: string, options: FindCssUrlsOptions = {}): { references: CssUrlReference[]; cut: number } | null {
@@ -346,7 +348,7 @@ export function scanCssFast(css: string, options: FindCssUrlsOptions = {}): { re
   // function, V8 compiled it again 6–8 times, each time a branch it had not seen ran ("insufficient type feedback").
   while (i < length) {
     const c = css.charCodeAt(i);
-    if (isAsciiIdentStart(c)) i = identLike(css, i, scan);
+    if (isIdentStart(c)) i = identLike(css, i, scan);
     else if (isCssWhitespace(c)) i = whitespaceEnd(css, i + 1);
     else if (c >= 0x30 && c <= 0x39) i = numeric(css, i, scan);
     else {
@@ -424,7 +426,7 @@ function comment(css: string, i: number, scan: UrlScan): number {
 function hash(css: string, i: number, scan: UrlScan): number {
   const next = at(css, i + 1);
   if (isHard(next)) return -1;
-  const end = isAsciiName(next) ? identEnd(css, i + 1) : i + 1;
+  const end = isName(next) ? identEnd(css, i + 1) : i + 1;
   if (end >= 0) scan.other();
   return end;
 }
@@ -474,18 +476,32 @@ function isCssWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d || c === 0x0c;
 }
 
-function isAsciiIdentStart(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+/** https://drafts.csswg.org/css-syntax-3/#ident-start-code-point (a NUL and a surrogate are isHard's). */
+function isIdentStart(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || (c >= 0x80 && isNonAsciiIdent(c));
 }
 
-/** An ident code point of ASCII (https://drafts.csswg.org/css-syntax-3/#ident-code-point). */
-function isAsciiName(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x5f;
+/** https://drafts.csswg.org/css-syntax-3/#ident-code-point (a NUL and a surrogate are isHard's). */
+function isName(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x5f || (c >= 0x80 && isNonAsciiIdent(c));
 }
 
-/** What the fast scan leaves to @csstools where a name may begin or go on: a backslash, NUL, non-ASCII. */
+/**
+ * https://drafts.csswg.org/css-syntax-3/#non-ascii-ident-code-point, of a code unit outside the surrogates (as
+ * @csstools/css-tokenizer 4 reads it): U+00B7, U+00C0–U+00D6, U+00D8–U+00F6, U+00F8–U+037D, U+037F–U+1FFF,
+ * U+200C, U+200D, U+203F, U+2040, U+2070–U+218F, U+2C00–U+2FEF, U+3001–U+D7FF, U+F900–U+FDCF, U+FDF0–U+FFFD.
+ */
+function isNonAsciiIdent(c: number): boolean {
+  if (c < 0x2000) return c === 0xb7 || (c >= 0xc0 && c <= 0x37d && c !== 0xd7 && c !== 0xf7) || c >= 0x37f;
+  return (
+    c === 0x200c || c === 0x200d || c === 0x203f || c === 0x2040 || (c >= 0x2070 && c <= 0x218f) || (c >= 0x2c00 && c <= 0x2fef) ||
+    (c >= 0x3001 && c <= 0xd7ff) || (c >= 0xf900 && c <= 0xfdcf) || (c >= 0xfdf0 && c <= 0xfffd)
+  );
+}
+
+/** What the fast scan leaves to @csstools where a name may begin or go on: a backslash, NUL, a surrogate. */
 function isHard(c: number): boolean {
-  return c === 0x5c || c === 0 || c >= 0x80;
+  return c === 0x5c || c === 0 || (c >= 0xd800 && c <= 0xdfff);
 }
 
 /** https://drafts.csswg.org/css-syntax-3/#starts-with-a-number, at `i` (c: the code unit there). */
@@ -501,17 +517,17 @@ function startsIdent(css: string, i: number): number {
   const c = at(css, i);
   if (c === 0x2d) {
     const c1 = at(css, i + 1);
-    if (c1 === 0x2d || isAsciiIdentStart(c1)) return 1;
+    if (c1 === 0x2d || isIdentStart(c1)) return 1;
     return isHard(c1) ? -1 : 0;
   }
-  if (isAsciiIdentStart(c)) return 1;
+  if (isIdentStart(c)) return 1;
   return isHard(c) ? -1 : 0;
 }
 
 /** The end of the ident sequence from `i` (https://drafts.csswg.org/css-syntax-3/#consume-name); -1: left to @csstools. */
 function identEnd(css: string, i: number): number {
   let c = at(css, i);
-  while (isAsciiName(c)) c = at(css, ++i);
+  while (isName(c)) c = at(css, ++i);
   return isHard(c) ? -1 : i;
 }
 
@@ -729,27 +745,44 @@ export function replacementText(source: string, url: string): string {
     const at = source.indexOf('=') + 1;
     return source.slice(0, at) + url + source.slice(at + map[1]!.length);
   }
+  const bodyStart = tokenBodyStart(source, 0, source.length);
+  const bodyEnd = tokenBodyEnd(source, 0, source.length, bodyStart);
   const quote = source[0];
-  if (quote === '"' || quote === "'") {
-    const closed = source.length > 1 && source.endsWith(quote) && !isEscaped(source, source.length - 1);
-    return quote + escapeStringBody(url, quote) + (closed ? quote : '');
-  }
-  // https://drafts.csswg.org/css-syntax-3/#consume-url-token: name "(" whitespace* body whitespace* ")"
-  let bodyStart = source.indexOf('(') + 1;
-  while (bodyStart < source.length && isWhitespace(source.charCodeAt(bodyStart))) bodyStart++;
-  let bodyEnd = source.length;
-  if (source.endsWith(')') && !isEscaped(source, bodyEnd - 1)) bodyEnd--;
-  while (bodyEnd > bodyStart && isWhitespace(source.charCodeAt(bodyEnd - 1)) && !isEscaped(source, bodyEnd - 1)) bodyEnd--;
   // NOTE: a hex escape's terminating space (`\41 `) may land in the kept suffix; it is then trailing whitespace.
-  return source.slice(0, bodyStart) + escapeUrlTokenBody(url) + source.slice(bodyEnd);
+  return source.slice(0, bodyStart) + (quote === '"' || quote === "'" ? escapeStringBody(url, quote) : escapeUrlTokenBody(url)) + source.slice(bodyEnd);
+}
+
+/**
+ * Where the URL of a reference's string or url-token css[start, end) is written (what replacementText replaces):
+ * after a string's quote; after a url-token's `name(` and the whitespace after it
+ * (https://drafts.csswg.org/css-syntax-3/#consume-url-token: name "(" whitespace* body whitespace* ")").
+ * Not for a source-map comment. @internal (and the HTML rewriter's, which splices a prefix in place of the head)
+ */
+export function tokenBodyStart(css: string, start: number, end: number): number {
+  const open = css.charCodeAt(start);
+  if (open === 0x22 || open === 0x27) return start + 1;
+  const paren = css.indexOf('(', start);
+  let bodyStart = paren === -1 || paren >= end ? start : paren + 1;
+  while (bodyStart < end && isWhitespace(css.charCodeAt(bodyStart))) bodyStart++;
+  return bodyStart;
+}
+
+/** The end of the body tokenBodyStart gives the start of: before a closing quote, or before whitespace and ")" (an open token has none). @internal */
+export function tokenBodyEnd(css: string, start: number, end: number, bodyStart: number): number {
+  const open = css.charCodeAt(start);
+  if (open === 0x22 || open === 0x27) return end - start > 1 && css.charCodeAt(end - 1) === open && !isEscaped(css, start, end - 1) ? end - 1 : end;
+  let bodyEnd = end;
+  if (end > start && css.charCodeAt(end - 1) === 0x29 && !isEscaped(css, start, end - 1)) bodyEnd--;
+  while (bodyEnd > bodyStart && isWhitespace(css.charCodeAt(bodyEnd - 1)) && !isEscaped(css, start, bodyEnd - 1)) bodyEnd--;
+  return bodyEnd;
 }
 
 const SOURCE_MAP_COMMENT = /^\/\*[#@][ \t]sourceMappingURL=([^\s*]+)[ \t\r\n]*\*\/$/;
 
-/** True if the character at `index` follows an odd run of backslashes (https://drafts.csswg.org/css-syntax-3/#escaping). */
-function isEscaped(source: string, index: number): boolean {
+/** True if css[index] follows an odd run of backslashes within css[from…] (https://drafts.csswg.org/css-syntax-3/#escaping). */
+function isEscaped(css: string, from: number, index: number): boolean {
   let backslashes = 0;
-  while (index - backslashes - 1 >= 0 && source.charCodeAt(index - backslashes - 1) === 0x5c) backslashes++;
+  while (index - backslashes - 1 >= from && css.charCodeAt(index - backslashes - 1) === 0x5c) backslashes++;
   return backslashes % 2 === 1;
 }
 

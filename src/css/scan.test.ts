@@ -121,6 +121,39 @@ describe('scanCssFast: the hand-written tokenizer gives what @csstools/css-token
   });
 });
 
+describe('scanCssFast reads non-ASCII names and delims as @csstools/css-tokenizer does', () => {
+  // Each side of every range of the standard's non-ASCII ident code points, and names, numbers, hashes and
+  // at-keywords made of them.
+  const NON_ASCII = ['\u0080', '\u00a0', '\u00b6', '\u00b7', '\u00b8', '\u00bf', '\u00c0', '\u00d6', '\u00d7', '\u00d8', '\u00f6', '\u00f7', '\u00f8', '\u037d', '\u037e', '\u037f',
+    '\u1fff', '\u2000', '\u200b', '\u200c', '\u200d', '\u200e', '\u203e', '\u203f', '\u2040', '\u2041', '\u206f', '\u2070', '\u218f', '\u2190', '\u2bff', '\u2c00', '\u2fef', '\u2ff0',
+    '\u3000', '\u3001', '\ud7ff', '\ue000', '\uf8ff', '\uf900', '\ufdcf', '\ufdd0', '\ufdef', '\ufdf0', '\ufeff', '\ufffd', '\ufffe', '\uffff', '\u00e9', '\u5fae\u8f6f', '\u00e2\u0080\u0094',
+    '\ud83d\ude00', '\ud800', '\u0000'];
+  const PARTS = [...NON_ASCII, 'url(', 'url(a', ')', '"b"', "'c'", 'src(', 'image-set(', '@import ', '@', '#', '-', '--', '1', '2px', 'a', 'x', ' ', ';', ':', '{', '}', '(', '/**/', '\\', 'e'];
+  it('the same references and cut whenever it answers (property), and it answers for text without NUL, surrogates or escapes', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...PARTS), { maxLength: 30 }), fc.constantFrom('stylesheet' as const, 'declarations' as const), (parts, context) => {
+        const css = parts.join('');
+        const fast = scanCssFast(css, { context });
+        if (!/[\u0000\ud800-\udfff\\\\]/.test(css)) expect(fast, JSON.stringify(css)).not.toBeNull();
+        if (fast === null) return;
+        answered++;
+        expect(fast, JSON.stringify(css)).toEqual(scanCssTokenized(css, { context }));
+      }),
+      { numRuns: 20000 },
+    );
+    expect(answered).toBeGreaterThan(10000);
+  });
+
+  it('a stylesheet with non-ASCII text outside strings, as real pages have it', () => {
+    const css = 'blockquote small::before{content:\u00e2\u0080\u0094\u00c2\u00a0}p{font-family:\u5fae\u8f6f\u96c5\u9ed1;background:url(a\u00e9.png)}.\u00e9t\u00e9{b:url( "c.png" )}';
+    const fast = scanCssFast(css);
+    expect(fast).not.toBeNull();
+    expect(fast).toEqual(scanCssTokenized(css));
+    expect(fast!.references.map((r) => r.value)).toEqual(['a\u00e9.png', 'c.png']);
+  });
+});
+
 describe('what one scan leaves for the next (the frame stack is shared; an empty result is one frozen array)', () => {
   it('a scan after a deeply nested one, and after one left open inside a function, finds what it finds alone', () => {
     const plain = 'a{b:url("c.png")image-set("d" 1x)}';

@@ -176,8 +176,9 @@ describe('MetaCharsetScanner: the same result as the scan on parse5 tokenizer', 
   });
 
   it('text dropped past what the fast scan holds, and a tag in the next write', () => {
-    // 4096-char slices: the write ending at 266240 is the first to hold more than 256 KiB.
-    for (const at of [266_240, 266_300, 268_000, 270_300, 272_000]) {
+    // 4096-char slices: the write ending at 266240 is the first to hold more than 256 KiB; the one ending at 20480
+    // the first to hold more than DROP_CHARS (16 KiB).
+    for (const at of [16_380, 16_400, 20_480, 20_500, 24_600, 266_240, 266_300, 268_000, 270_300, 272_000]) {
       for (const [open, end] of [['<head>', '<meta charset=koi8-r>'], ['<head><title>', '</title><meta charset=koi8-r>'], ['<head><style>', '</style ><meta charset=koi8-r>'], ['<head><script>', '</script><meta charset=koi8-r>']] as const) {
         const text = `${open}${'x '.repeat(at).slice(0, at - open.length)}${end}${'y '.repeat(5000)}`;
         const slices: string[] = [];

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { byteCodec } from './byte-codec.ts';
-import { appendDecodedRun, decodeRawText, IDENTITY_CODEC } from './raw-text.ts';
+import { appendDecodedRun, decodeRawText, holdsUndecodable, IDENTITY_CODEC } from './raw-text.ts';
 import type { RawCodec } from './raw-text.ts';
 
 /** The raw offset of every UTF-16 boundary, one code point at a time (what the ASCII fast path must equal). */
@@ -60,4 +61,18 @@ describe('appendDecodedRun: the raw offset of each boundary', () => {
       expect(checked).toBe(texts.length);
     });
   }
+});
+
+describe('holdsUndecodable', () => {
+  it('finds an undecodable offset in [start, end) as a scan of all of them does', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.nat({ max: 200 }), { maxLength: 40 }), fc.nat({ max: 210 }), fc.nat({ max: 30 }), (offsets, start, length) => {
+        const undecodable = [...offsets].sort((a, b) => a - b);
+        const decoded = { value: '', toRaw: (i: number) => i, undecodable };
+        const end = start + length;
+        expect(holdsUndecodable(decoded, start, end)).toBe(undecodable.some((i) => i >= start && i < end));
+      }),
+      { numRuns: 5000 },
+    );
+  });
 });

@@ -55,7 +55,17 @@ export interface DecodedText {
 
 /** Whether `value[start, end)` holds a character that stands for undecodable bytes. */
 export function holdsUndecodable(decoded: DecodedText, start: number, end: number): boolean {
-  return decoded.undecodable.some((i) => i >= start && i < end);
+  // The offsets are in order: the first at or after `start`, by bisection (a scan of all of them for every URL
+  // of a stylesheet with many undecodable bytes was ~0.3% of the mbox bench's main thread).
+  const offsets = decoded.undecodable;
+  let lo = 0;
+  let hi = offsets.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (offsets[mid]! < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < offsets.length && offsets[lo]! < end;
 }
 
 /** True if every unit is ASCII: raw and decoded text are then the same in every ASCII-safe encoding. */

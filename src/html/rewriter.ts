@@ -24,6 +24,7 @@ import { IDENTITY_CODEC, attributeValueEnd, attributeValueStart, decodeAttribute
 import { holdsUndecodable } from '../encoding/raw-text.ts';
 import type { DecodedValue, RawCodec } from './attribute-value.ts';
 import { scanSrcset } from './microsyntax.ts';
+import { tokenBodyEnd, tokenBodyStart } from '../css/rewrite-css.ts';
 import { TokenizerDriver } from './tokenizer-driver.ts';
 import type { DriverHandler, Namespace, TokenizerEngine } from './tokenizer-driver.ts';
 import { FastTokenizerDriver } from './fast-tokenizer.ts';
@@ -100,14 +101,63 @@ const NO_LOCATION: Token.Location = { startLine: 0, startCol: 0, startOffset: 0,
  */
 function attributeSite(withRel: boolean): AttributeSite {
   const site = {} as AttributeSite;
-  Object.defineProperty(site, 'location', { value: NO_LOCATION, writable: true, enumerable: false });
+  Object.defineProperty(site, 'location', LOCATION_FIELD);
   site.element = '';
   site.attribute = '';
-  Object.defineProperty(site, 'line', { get(this: AttributeSite) { return this.location.startLine; }, enumerable: true });
-  Object.defineProperty(site, 'column', { get(this: AttributeSite) { return this.location.startCol; }, enumerable: true });
+  Object.defineProperty(site, 'line', LINE_ACCESSOR);
+  Object.defineProperty(site, 'column', COLUMN_ACCESSOR);
   if (withRel) site.rel = '';
   return site;
 }
+
+// One getter function for every site, so that every site has one hidden class (a getter made per site gave each
+// rewriter's sites a map of their own: the policy's reads of `line` went polymorphic and were compiled again and
+// again; and making them was ~8 µs a rewriter, a tenth of a small mail part's).
+const LOCATION_FIELD: PropertyDescriptor = { value: NO_LOCATION, writable: true, enumerable: false };
+const LINE_ACCESSOR: PropertyDescriptor = {
+  get(this: AttributeSite) {
+    return this.location.startLine;
+  },
+  enumerable: true,
+};
+const COLUMN_ACCESSOR: PropertyDescriptor = {
+  get(this: AttributeSite) {
+    return this.location.startCol;
+  },
+  enumerable: true,
+};
+
+/**
+ * The site of the references in a text element's text (planText's scratch, one per rewriter): the line and column
+ * where the text starts, the end of its start tag `tag`, counted when read (as an AttributeSite's). NOTE: read
+ * eagerly, the lines of the document up to every `<style>` were counted (--cpu-prof: 1–4% of the rewriter core
+ * on the 258 real pages).
+ */
+interface TextSite extends ReferenceSite {
+  element: string;
+  attribute: null;
+  tag: Token.Location;
+}
+
+function textSite(): TextSite {
+  const site = { element: '', attribute: null } as TextSite;
+  Object.defineProperty(site, 'tag', LOCATION_FIELD);
+  Object.defineProperty(site, 'line', TEXT_LINE_ACCESSOR);
+  Object.defineProperty(site, 'column', TEXT_COLUMN_ACCESSOR);
+  return site;
+}
+const TEXT_LINE_ACCESSOR: PropertyDescriptor = {
+  get(this: { tag: Token.Location }) {
+    return this.tag.endLine;
+  },
+  enumerable: true,
+};
+const TEXT_COLUMN_ACCESSOR: PropertyDescriptor = {
+  get(this: { tag: Token.Location }) {
+    return this.tag.endCol;
+  },
+  enumerable: true,
+};
 
 /** A replacement of raw input [start, end) by `text` (raw). Offsets are absolute in the document. */
 interface Edit {
@@ -124,8 +174,8 @@ type WorkItem =
       readonly syntax: TextSyntax;
       readonly start: number;
       readonly end: number;
-      readonly line: number;
-      readonly column: number;
+      /** The start tag's location: the text's line and column are its end's (read only by a report or a warning). */
+      readonly tag: Token.Location;
       /** SVG `<style>`: the raw ranges of its child text (text and CDATA sections between its child nodes). */
       readonly segments?: ReadonlyArray<readonly [number, number]>;
       readonly provisional?: boolean;
@@ -149,6 +199,14 @@ function isAsciiWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;
 }
 
+/**
+ * planTag's keys and the pending edits are kept from tag to tag and flush to flush (not made again), but not
+ * beyond these many entries: a tag with very many URL attributes, or a value or stylesheet with very many URLs,
+ * does not keep its storage for the rest of the document.
+ */
+const PLANNED_KEYS_KEEP = 256;
+const EDITS_KEEP = 4096;
+
 const TEXT_ELEMENTS = new Set(['title', 'style', 'script', 'noframes', 'textarea', 'xmp', 'iframe', 'noembed', 'plaintext']);
 
 /**
@@ -161,8 +219,8 @@ interface OpenText {
   element: string;
   syntax: TextSyntax;
   start: number;
-  line: number;
-  column: number;
+  /** The start tag's location (see WorkItem). */
+  tag: Token.Location;
   /** SVG <style>: the builder's element, and where the current run of its child text started (null: not its child). */
   node?: unknown;
   segments?: Array<readonly [number, number]>;
@@ -188,8 +246,8 @@ export class HtmlRewriteCore implements DriverHandler {
   private bufStart = 0;
   private written = 0;
   /**
-   * The edits not written yet: the first editCount entries of three arrays, which are reused, never cut (no
-   * object an edit, and no array grown again after every flush: issue 23).
+   * The edits not written yet: the first editCount entries of three arrays, which are reused, cut only past
+   * EDITS_KEEP (no object an edit, and no array grown again after every flush: issue 23).
    */
   private readonly editStarts: number[] = [];
   private readonly editEnds: number[] = [];
@@ -219,9 +277,10 @@ export class HtmlRewriteCore implements DriverHandler {
   private insertedPrefix: string | null = null;
   private insertedQuote: '"' | "'" | '' = '"';
   private insertedText = '';
-  private readonly insertedTexts = new Map<string, string>();
-  private readonly insertedTextsApos = new Map<string, string>();
-  private readonly insertedTextsUnquoted = new Map<string, string>();
+  /** The escaped, encoded text of each prefix, for values in double, single and no quotes (made when first needed: a mail part may have no reference). */
+  private insertedTexts: Map<string, string> | null = null;
+  private insertedTextsApos: Map<string, string> | null = null;
+  private insertedTextsUnquoted: Map<string, string> | null = null;
   private openText: OpenText | null = null;
   /** spliceCssPrefix's last prefix (and whether CSS writes it as it is), head, quote and prefix units kept, and their escaped, encoded text. */
   private cssPrefix: string | null = null;
@@ -342,11 +401,11 @@ export class HtmlRewriteCore implements DriverHandler {
       if (TEXT_ELEMENTS.has(tag)) this.textElement = tag;
       const loc = token.location!;
       if (tag === 'style') {
-        this.openText = { element: 'style', syntax: 'css', start: loc.endOffset, line: loc.endLine, column: loc.endCol };
+        this.openText = { element: 'style', syntax: 'css', start: loc.endOffset, tag: loc };
       } else if (tag === 'script') {
-        const type = token.attrs.find((a) => a.name === 'type')?.value.trim().toLowerCase();
+        const type = attributeNamed(token.attrs, 'type')?.value.trim().toLowerCase();
         if (type === 'importmap' || type === 'speculationrules' || type === 'module') {
-          this.openText = { element: 'script', syntax: type, start: loc.endOffset, line: loc.endLine, column: loc.endCol };
+          this.openText = { element: 'script', syntax: type, start: loc.endOffset, tag: loc };
         }
       } else if (tag === 'base' && !this.driver.inTemplate() && token.attrs.some((a) => a.name === 'href')) {
         // https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url: the first base element
@@ -365,7 +424,7 @@ export class HtmlRewriteCore implements DriverHandler {
     } else if (ns === 'svg' && tag === 'style' && !token.selfClosing) {
       // SVG <style> holds CSS too, as ordinary text (character references decoded).
       const loc = token.location!;
-      this.openText = { element: 'style', syntax: 'css-with-references', start: loc.endOffset, line: loc.endLine, column: loc.endCol, node: this.driver.currentElement(), segments: [], segmentStart: loc.endOffset };
+      this.openText = { element: 'style', syntax: 'css-with-references', start: loc.endOffset, tag: loc, node: this.driver.currentElement(), segments: [], segmentStart: loc.endOffset };
     }
 
     // Only attributes that may hold a URL have a location (the tokenizer's `mayHoldUrl`); with none, there is nothing to look up.
@@ -403,7 +462,7 @@ export class HtmlRewriteCore implements DriverHandler {
     if (open !== null && open.syntax === 'css-with-references') this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
     else if (open !== null && tag === open.element) {
       this.openText = null;
-      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, line: open.line, column: open.column });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, tag: open.tag });
     }
     if (!this.committed && !this.holdsBeyondHead() && ns === 'html' && (tag === 'head' || tag === 'body' || tag === 'html')) this.commit();
     if (!this.committed && this.baseCandidate !== null && this.baseCandidate.tables.every((t) => !this.driver.isOpen(t))) this.commit();
@@ -442,7 +501,7 @@ export class HtmlRewriteCore implements DriverHandler {
     if (open.segmentStart !== null && open.segmentStart !== undefined && start > open.segmentStart) open.segments!.push([open.segmentStart, start]);
     if (!this.driver.isOpen(open.node)) {
       this.openText = null;
-      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: start, line: open.line, column: open.column, segments: open.segments! });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: start, tag: open.tag, segments: open.segments! });
       return;
     }
     open.segmentStart = this.driver.currentElement() === open.node ? end : null;
@@ -458,10 +517,10 @@ export class HtmlRewriteCore implements DriverHandler {
     const end = this.written;
     if (open.syntax === 'css-with-references') {
       if (open.segmentStart !== null && open.segmentStart !== undefined && end > open.segmentStart) open.segments!.push([open.segmentStart, end]);
-      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column, segments: open.segments! });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, tag: open.tag, segments: open.segments! });
     } else if (open.syntax === 'css') {
       if (this.overTokenLimit(open.start, end)) return;
-      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, line: open.line, column: open.column });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, tag: open.tag });
     }
     this.openText = null;
   }
@@ -526,10 +585,10 @@ export class HtmlRewriteCore implements DriverHandler {
     return decodeAttributeValue(raw.text.slice(loc.start, loc.end), this.codec)?.value ?? null;
   }
 
-  private rawAttribute(token: Token.TagToken, key: string): { text: string; start: number; line: number; column: number } | null {
+  private rawAttribute(token: Token.TagToken, key: string): { text: string; start: number } | null {
     const loc = token.location?.attrs?.[key];
     if (loc === undefined) return null;
-    return { text: this.buf.slice(loc.startOffset - this.bufStart, loc.endOffset - this.bufStart), start: loc.startOffset, line: loc.startLine, column: loc.startCol };
+    return { text: this.buf.slice(loc.startOffset - this.bufStart, loc.endOffset - this.bufStart), start: loc.startOffset };
   }
 
   // --- base ------------------------------------------------------------------------------------------------
@@ -585,10 +644,15 @@ export class HtmlRewriteCore implements DriverHandler {
    * Whether a work item read now is planned at once rather than queued: when the base is committed, nothing is
    * queued before it and no <frameset> may still replace the body. That is what processQueue would do at the end
    * of the chunk (nothing in between changes what planning reads), while the token is still young for the
-   * garbage collector (issue 23: on link-dense pages GC fell from 15% to 5% of the profile).
+   * garbage collector (issue 23: on link-dense pages GC fell from 15% to 5% of the profile). Items queued before
+   * the commit, or while a <frameset> could still replace the body, are planned here first, once that no longer
+   * holds: else every tag after them in the chunk (often a whole page) would be queued too (62% of the planned
+   * tags of the 258 real pages were).
    */
   private plansNow(inBody: boolean): boolean {
-    return this.committed && this.queue.length === 0 && this.limitAt === null && !(inBody && this.driver.framesetPending());
+    if (!this.committed || this.limitAt !== null || (inBody && this.driver.framesetPending())) return false;
+    if (this.queue.length !== 0) this.processQueue();
+    return this.queue.length === 0;
   }
 
   /** A `<frameset>` replaced the body: what was read in it is not in the document. */
@@ -642,18 +706,44 @@ export class HtmlRewriteCore implements DriverHandler {
 
   /** The URL-bearing attributes of a tag (most tags have none: they are not queued). */
   private urlAttributes(token: Token.TagToken, ns: Namespace): UrlAttribute[] | null {
+    const locations = token.location?.attrs;
+    if (locations === undefined) return null;
     let found: UrlAttribute[] | null = null;
-    for (const attr of token.attrs) {
-      const name = attr.prefix !== undefined ? `${attr.prefix}:${attr.name}` : attr.name;
-      const spec = lookupUrlAttribute(ns, token.tagName, name, token.attrs, this.lookupOptions);
-      if (spec === undefined) continue;
-      const key = this.locationKey(token, name);
-      if (key === null) continue;
+    for (let i = this.nextUrlAttribute(token, ns, locations, 0); i !== -1; i = this.nextUrlAttribute(token, ns, locations, i + 1)) {
+      const key = this.foundKey;
       if (found === null) found = [];
       else if (found.some((f) => f.key === key)) continue; // "xlink:href" and "href" can share a key
-      found.push({ name, key, spec });
+      found.push({ name: this.foundName, key, spec: this.foundSpec! });
     }
     return found;
+  }
+
+  /** nextUrlAttribute's answer: the qualified name, location key and table row of the attribute it found. */
+  private foundName = '';
+  private foundKey = '';
+  private foundSpec: UrlAttributeSpec | undefined = undefined;
+
+  /**
+   * The index of the first URL-bearing attribute of token.attrs from `from` on, its name, location key and spec
+   * in foundName, foundKey and foundSpec; or -1. The walk of urlAttributes and of planTag, which plans as it goes.
+   */
+  private nextUrlAttribute(token: Token.TagToken, ns: Namespace, locations: Record<string, Token.Location>, from: number): number {
+    const attrs = token.attrs;
+    for (let i = from; i < attrs.length; i++) {
+      const attr = attrs[i]!;
+      const name = attr.prefix !== undefined ? `${attr.prefix}:${attr.name}` : attr.name;
+      // Only attributes that may hold a URL have a location (the tokenizer's mayHoldUrl): the location is looked
+      // up first, the table only for those (both must be found; neither has an effect).
+      const key = locationKey(locations, name);
+      if (key === null) continue;
+      const spec = lookupUrlAttribute(ns, token.tagName, name, attrs, this.lookupOptions);
+      if (spec === undefined) continue;
+      this.foundName = name;
+      this.foundKey = key;
+      this.foundSpec = spec;
+      return i;
+    }
+    return -1;
   }
 
   /**
@@ -668,19 +758,15 @@ export class HtmlRewriteCore implements DriverHandler {
       for (const { name, key, spec } of urls) this.planAttribute(token, ns, beforeBase, locations, name, key, spec);
       return;
     }
-    const attrs = token.attrs;
     const keys = this.plannedKeys;
-    let planned = 0; // (keys[planned…] are an earlier tag's: the array is only grown, never cut, a runtime call)
-    for (let i = 0; i < attrs.length; i++) {
-      const attr = attrs[i]!;
-      const name = attr.prefix !== undefined ? `${attr.prefix}:${attr.name}` : attr.name;
-      const spec = lookupUrlAttribute(ns, token.tagName, name, attrs, this.lookupOptions);
-      if (spec === undefined) continue;
-      const key = this.locationKey(token, name);
-      if (key === null || seenBefore(keys, planned, key)) continue; // "xlink:href" and "href" can share a key
+    let planned = 0; // (keys[planned…] are an earlier tag's: the array is cut only past PLANNED_KEYS_KEEP)
+    for (let i = this.nextUrlAttribute(token, ns, locations, 0); i !== -1; i = this.nextUrlAttribute(token, ns, locations, i + 1)) {
+      const key = this.foundKey;
+      if (seenBefore(keys, planned, key)) continue; // "xlink:href" and "href" can share a key
       keys[planned++] = key;
-      this.planAttribute(token, ns, beforeBase, locations, name, key, spec);
+      this.planAttribute(token, ns, beforeBase, locations, this.foundName, key, this.foundSpec!);
     }
+    if (planned > PLANNED_KEYS_KEEP) keys.length = 0;
   }
 
   private planAttribute(token: Token.TagToken, ns: Namespace, beforeBase: boolean, locations: Record<string, Token.Location>, name: string, key: string, spec: UrlAttributeSpec): void {
@@ -815,7 +901,7 @@ export class HtmlRewriteCore implements DriverHandler {
       if (prefix !== this.insertedPrefix || quote !== this.insertedQuote) {
         // A document's prefixes are few (the base's directory and those above it, its origin…) and alternate:
         // each kept, escaped and encoded once for each quote.
-        const texts = quote === '"' ? this.insertedTexts : quote === "'" ? this.insertedTextsApos : this.insertedTextsUnquoted;
+        const texts = quote === '"' ? (this.insertedTexts ??= new Map()) : quote === "'" ? (this.insertedTextsApos ??= new Map()) : (this.insertedTextsUnquoted ??= new Map());
         let text = texts.get(prefix);
         if (text === undefined) {
           if (texts.size >= 64) texts.clear();
@@ -849,23 +935,11 @@ export class HtmlRewriteCore implements DriverHandler {
    */
   private spliceCssPrefix(decoded: DecodedValue, valueStart: number, quote: '"' | "'" | '', start: number, end: number, value: string, prefix: string, cut: number): boolean {
     const css = decoded.value;
-    if (end <= start) return false;
+    // (A source-map comment, "/*# sourceMappingURL=…*/", is replaced otherwise: left to the general path.)
+    if (end <= start || css.charCodeAt(start) === 0x2f) return false;
     // The piece's head and body as replacementText (src/css/rewrite-css.ts) finds them.
-    const open = css.charCodeAt(start);
-    let bodyStart: number;
-    let bodyEnd = end;
-    if (open === 0x22 || open === 0x27) {
-      bodyStart = start + 1;
-      if (end - start > 1 && css.charCodeAt(end - 1) === open && !cssEscaped(css, start, end - 1)) bodyEnd = end - 1;
-    } else {
-      // (A source-map comment, "/*# sourceMappingURL=…*/", is replaced otherwise: left to the general path.)
-      if (open === 0x2f) return false;
-      const paren = css.indexOf('(', start);
-      bodyStart = paren === -1 || paren >= end ? start : paren + 1;
-      while (bodyStart < end && isAsciiWhitespace(css.charCodeAt(bodyStart))) bodyStart++;
-      if (css.charCodeAt(end - 1) === 0x29 && !cssEscaped(css, start, end - 1)) bodyEnd--;
-      while (bodyEnd > bodyStart && isAsciiWhitespace(css.charCodeAt(bodyEnd - 1)) && !cssEscaped(css, start, bodyEnd - 1)) bodyEnd--;
-    }
+    const bodyStart = tokenBodyStart(css, start, end);
+    const bodyEnd = tokenBodyEnd(css, start, end, bodyStart);
     // The body must be the URL as written, of characters neither escape (escapeStringBody, escapeUrlTokenBody)
     // changes: then the serialization is head + prefix + body[cut…] + tail, when the prefix is such too.
     if (bodyEnd - bodyStart !== value.length || cut > value.length) return false;
@@ -913,15 +987,6 @@ export class HtmlRewriteCore implements DriverHandler {
     return true;
   }
 
-  /** Finds the key parse5 used for an attribute's location (its name as written, lowercased). */
-  private locationKey(token: Token.TagToken, name: string): string | null {
-    const attrs = token.location?.attrs;
-    if (attrs === undefined) return null;
-    if (attrs[name] !== undefined) return name;
-    const lower = name.toLowerCase();
-    return attrs[lower] !== undefined ? lower : null;
-  }
-
   /** HTML 4 §13.4: applet `code`, `archive` and `object` are relative to the applet's `codebase`, itself relative to the document base. */
   private appletCodebase(token: Token.TagToken): string | null {
     const base = this.base?.url ?? null;
@@ -930,19 +995,28 @@ export class HtmlRewriteCore implements DriverHandler {
     return this.policy!.resolveAgainst(codebase, base) ?? base;
   }
 
+  /** planText's site, set to the text of `item`. */
+  private textSiteOf(item: Extract<WorkItem, { kind: 'text' }>): TextSite {
+    const site = (this.textSite ??= textSite());
+    site.element = item.element;
+    site.tag = item.tag;
+    return site;
+  }
+  private textSite: TextSite | null = null;
+
   private planText(item: Extract<WorkItem, { kind: 'text' }>): void {
     if (item.segments !== undefined) return this.planSvgStyle(item, item.segments);
     const raw = this.buf.slice(item.start - this.bufStart, item.end - this.bufStart);
     const decoded = decodeAttributeValue(raw, this.codec, item.syntax === 'css-with-references');
-    const at: ReferenceSite = { element: item.element, attribute: null, line: item.line, column: item.column };
+    const at = this.textSiteOf(item);
     if (decoded === null) {
-      this.warn({ code: 'undecodable-value', message: `<${item.element}> text: bytes not valid in the document encoding; left as it is`, line: item.line, column: item.column });
+      this.warn({ code: 'undecodable-value', message: `<${item.element}> text: bytes not valid in the document encoding; left as it is`, line: item.tag.endLine, column: item.tag.endCol });
       return;
     }
     const isCss = item.syntax === 'css' || item.syntax === 'css-with-references';
     const pieces = isCss ? cssPieces(decoded.value, 'stylesheet') : jsonScriptPieces(item.syntax, decoded.value);
     if (pieces === null) {
-      this.warn({ code: item.syntax === 'module' ? 'invalid-script' : 'invalid-json', message: `<script type=${item.syntax}> is not ${item.syntax === 'module' ? 'a readable module' : 'valid JSON'}; left as it is`, line: item.line, column: item.column });
+      this.warn({ code: item.syntax === 'module' ? 'invalid-script' : 'invalid-json', message: `<script type=${item.syntax}> is not ${item.syntax === 'module' ? 'a readable module' : 'valid JSON'}; left as it is`, line: item.tag.endLine, column: item.tag.endCol });
       return;
     }
     for (const piece of pieces) {
@@ -966,14 +1040,14 @@ export class HtmlRewriteCore implements DriverHandler {
    * url()) is left as it is.
    */
   private planSvgStyle(item: Extract<WorkItem, { kind: 'text' }>, segments: ReadonlyArray<readonly [number, number]>): void {
-    const at: ReferenceSite = { element: item.element, attribute: null, line: item.line, column: item.column };
+    const at = this.textSiteOf(item);
     const parts: Array<{ rawStart: number; offset: number; decoded: DecodedValue; cdata: boolean }> = [];
     let css = '';
     const addPart = (rawStart: number, raw: string, cdata: boolean): boolean => {
       if (raw.length === 0) return true;
       const decoded = decodeAttributeValue(raw, this.codec, !cdata);
       if (decoded === null) {
-        this.warn({ code: 'undecodable-value', message: `<${item.element}> text: bytes not valid in the document encoding; left as it is`, line: item.line, column: item.column });
+        this.warn({ code: 'undecodable-value', message: `<${item.element}> text: bytes not valid in the document encoding; left as it is`, line: item.tag.endLine, column: item.tag.endCol });
         return false;
       }
       parts.push({ rawStart, offset: css.length, decoded, cdata });
@@ -1097,8 +1171,9 @@ export class HtmlRewriteCore implements DriverHandler {
         texts[i - applied] = texts[i]!;
       }
       this.editCount = count - applied;
+      if (starts.length > EDITS_KEEP && this.editCount <= EDITS_KEEP) starts.length = ends.length = texts.length = this.editCount;
       // (Texts no longer pending are not kept alive.)
-      texts.fill('', this.editCount, count);
+      else texts.fill('', this.editCount, count);
     }
     out += this.buf.slice(cursor - this.bufStart, upTo - this.bufStart);
     this.buf = this.buf.slice(upTo - this.bufStart);
@@ -1116,11 +1191,17 @@ function cssVerbatim(c: number): boolean {
   return c > 0x20 && c < 0x7f && c !== 0x22 && c !== 0x27 && c !== 0x28 && c !== 0x29 && c !== 0x5c;
 }
 
-/** Whether css[index] follows an odd run of backslashes within css[from…] (https://drafts.csswg.org/css-syntax-3/#escaping). */
-function cssEscaped(css: string, from: number, index: number): boolean {
-  let backslashes = 0;
-  while (index - backslashes - 1 >= from && css.charCodeAt(index - backslashes - 1) === 0x5c) backslashes++;
-  return backslashes % 2 === 1;
+/** The first attribute of `attrs` named `name` (a loop: no closure a `<script>`). */
+function attributeNamed(attrs: readonly Token.Attribute[], name: string): Token.Attribute | undefined {
+  for (let i = 0; i < attrs.length; i++) if (attrs[i]!.name === name) return attrs[i];
+  return undefined;
+}
+
+/** The key parse5 used for an attribute's location (its name as written, lowercased), or null if it has none. */
+function locationKey(locations: Record<string, Token.Location>, name: string): string | null {
+  if (locations[name] !== undefined) return name;
+  const lower = name.toLowerCase();
+  return locations[lower] !== undefined ? lower : null;
 }
 
 /** Whether `key` is one of keys[0, count). */

@@ -1,7 +1,8 @@
 /** Pure parts of src/http: address classes, file names, content codings, credentials, scheduling. */
 import { describe, expect, it } from 'vitest';
 import { parseContentEncoding } from './content-decoding.ts';
-import { parseContentType, rewriteKindFor } from './content-type.ts';
+import { mimeTypeParser, parseContentType, rewriteKindFor } from './content-type.ts';
+import { undici } from './undici.ts';
 import { outputFileName } from './output-name.ts';
 import { decodeLocation, nextRedirectUrl } from './redirect.ts';
 import { toFetchError } from './fetch.ts';
@@ -77,5 +78,11 @@ describe('toFetchError: one code per failure', () => {
   it('names the connect timeout limit, and reads the first error of an AggregateError', () => {
     expect(toFetchError(err('UND_ERR_CONNECT_TIMEOUT'), url, []).message).toContain('no connection within 10000 ms (connectTimeoutMs)');
     expect(toFetchError(new AggregateError([err('ECONNREFUSED'), err('ENETUNREACH')]), url, []).code).toBe('ABS_ERR_HTTP_CONNECT');
+  });
+});
+
+describe('the MIME type parser', () => {
+  it("is undici's parseMIMEType itself, loaded from its own module rather than all of undici", () => {
+    expect(mimeTypeParser()).toBe(undici().parseMIMEType);
   });
 });

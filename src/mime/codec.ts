@@ -243,6 +243,7 @@ export function decodeQuotedPrintable(body: Buffer): Buffer | null {
  * by searches remembered until passed, so the walk is linear however rare either is.
  */
 export function decodeQuotedPrintableLines(body: Buffer): QuotedPrintableLines | null {
+  if (!warmedUp) warmUp();
   const length = body.length;
   const out = Buffer.allocUnsafe(length);
   let lines: Int32Array = new Int32Array(3 * ((length >> 5) + 8));
@@ -312,6 +313,47 @@ export function decodeQuotedPrintableLines(body: Buffer): QuotedPrintableLines |
   return { body, decoded: out.subarray(0, n), lines, count };
 }
 
+/**
+ * Type feedback for every branch of the quoted-printable decode and re-encode before V8 optimizes them (as the CSS
+ * scan's warm-up in src/css/rewrite-css.ts): a branch first taken after V8 had optimized a function threw the code
+ * away — trailing whitespace and more lines than first guessed in the decode, a run that ends in `equalRun`
+ * (optimized on stack within a long equal run) — and each was compiled 3–4 times by TurboFan on the mbox bench
+ * (`--trace-opt --trace-deopt`; the re-encode's Maglev code left its inner loop 24 times). Before the first body,
+ * `warmUp` decodes and re-encodes a short body that takes every branch, twice (the loops of one call run enough
+ * bytecode for V8 to keep feedback): ~1 ms, once, and each is compiled once by Maglev and once by TurboFan (OSR
+ * aside); a process without quoted-printable parts never pays it.
+ */
+const WARM_UP = [
+  'a line of plain text longer than sixteen bytes\r\n',
+  'a=3Db=3dc=C3=A9 d=\t\r\n',
+  'trailing spaces  \r\n',
+  'trailing tab\t\n',
+  'soft line break=\n',
+  '=G1 =4 =\r',
+  'x=4\r',
+  '\r\n',
+  '--a delimiter\n',
+  'From a separator\r\n',
+  '\n'.repeat(40),
+  'no line ending at the end',
+].join('');
+
+let warmedUp = false;
+
+function warmUp(): void {
+  warmedUp = true;
+  const body = Buffer.from(WARM_UP, 'latin1');
+  for (let k = 0; k < 2; k++) {
+    const original = decodeQuotedPrintableLines(body)!;
+    const decoded = original.decoded;
+    const changed = Buffer.concat([decoded.subarray(0, 10), Buffer.from('http://example.org/a=b \xe9\t\r\nFrom x\r\n--y ', 'latin1'), decoded.subarray(12, 120), Buffer.from('z'.repeat(100), 'latin1'), decoded.subarray(121)]);
+    reencodeQuotedPrintable(original, decoded, '\r\n', true);
+    reencodeQuotedPrintable(original, changed, '\r\n', true);
+    reencodeQuotedPrintable(original, changed.subarray(0, changed.length - 3), '\n', false);
+    equalRun(decoded, 0, changed, 0);
+  }
+}
+
 function grown(a: Int32Array): Int32Array {
   const b = new Int32Array(a.length * 2);
   b.set(a);
@@ -355,9 +397,9 @@ export function reencodeQuotedPrintable(original: QuotedPrintableLines, rewritte
   let mode: 'copy' | 'fresh' | 'skip' = 'copy';
   let inputLineDone = false;
   let lastByte = 0;
-  const emit = (text: string): void => {
-    if (text.length > 0) lastByte = text.charCodeAt(text.length - 1);
-    out.push(Buffer.from(text, 'latin1'));
+  const emit = (bytes: Buffer): void => {
+    if (bytes.length > 0) lastByte = bytes[bytes.length - 1]!;
+    out.push(bytes);
   };
   /** Drops segments up to the end of the current hard line; whether that end was reached. */
   const dropInputLine = (): boolean => {
@@ -397,11 +439,11 @@ export function reencodeQuotedPrintable(original: QuotedPrintableLines, rewritte
     if (!inputLineDone) inputLineDone = dropInputLine();
     const at = rewritten.indexOf(eolLast, p);
     if (at === -1) {
-      emit(qp.write(rewritten.subarray(p), true));
+      emit(qp.writeBytes(rewritten.subarray(p), true));
       p = rewritten.length;
       break;
     }
-    emit(qp.write(rewritten.subarray(p, at + 1), false));
+    emit(qp.writeBytes(rewritten.subarray(p, at + 1), false));
     p = at + 1;
     mode = inputLineDone ? 'copy' : 'skip';
   }
@@ -511,6 +553,14 @@ export class Base64Decoder {
 }
 
 const HEX = '0123456789ABCDEF';
+const HEX_CODES = Buffer.from(HEX, 'latin1');
+
+/** `b`'s first `n` bytes in a buffer twice its size. */
+function grownBuffer(b: Buffer, n: number): Buffer {
+  const next = Buffer.allocUnsafe(b.length * 2);
+  b.copy(next, 0, 0, n);
+  return next;
+}
 const FROM_SPACE = [0x46, 0x72, 0x6f, 0x6d, 0x20];
 
 /**
@@ -535,56 +585,77 @@ export class QuotedPrintableEncoder {
 
   /** Encodes `chunk`; without `final`, up to a few bytes whose encoding depends on what follows wait for it. */
   write(chunk: Buffer, final: boolean): string {
+    return this.writeBytes(chunk, final).toString('latin1');
+  }
+
+  /**
+   * `write`, as bytes: written into one buffer, not a string grown by a character at a time and copied into a
+   * buffer after (~10 MB of strings over the rewritten parts of the mbox bench).
+   */
+  writeBytes(chunk: Buffer, final: boolean): Buffer {
     const data = this.held === null ? chunk : Buffer.concat([this.held, chunk]);
     this.held = null;
-    let out = '';
     const eolBytes = this.eolBytes;
+    const eol0 = eolBytes[0]!;
+    const eolLength = eolBytes.length;
     const max = this.lineLength - 1; // room for the "=" of a soft line break
+    let out: Buffer = Buffer.allocUnsafe(data.length + (data.length >> 2) + 16);
+    let n = 0;
     let i = 0;
     while (i < data.length) {
+      // At most a soft line break and an escape (3 bytes each) go out for one byte.
+      if (n + 6 > out.length) out = grownBuffer(out, n);
       const c = data[i]!;
       // The part's line ending: a hard line break.
-      if (c === eolBytes[0]) {
-        if (eolBytes.length === 2) {
+      if (c === eol0) {
+        if (eolLength === 2) {
           if (i + 1 >= data.length && !final) break;
           if (data[i + 1] === 0x0a) {
-            out += this.eol;
+            out[n++] = 0x0d;
+            out[n++] = 0x0a;
             this.column = 0;
             i += 2;
             continue;
           }
         } else {
-          out += this.eol;
+          out[n++] = c;
           this.column = 0;
           i++;
           continue;
         }
       }
-      let token: string;
+      // The byte as it is, or "=" and its two hex digits.
+      let escaped: boolean;
       if (c === 0x20 || c === 0x09) {
         // Whitespace at the end of a line is encoded (rule 3): it waits for the next byte.
         if (i + 1 >= data.length && !final) break;
         const next = data[i + 1];
-        const atLineEnd = i + 1 >= data.length || (next === eolBytes[0] && (eolBytes.length === 1 || data[i + 2] === 0x0a || i + 2 >= data.length));
-        token = atLineEnd ? (c === 0x20 ? '=20' : '=09') : String.fromCharCode(c);
-      } else if (c >= 0x21 && c <= 0x7e && c !== 0x3d) token = String.fromCharCode(c);
-      else token = `=${HEX[c >> 4]}${HEX[c & 15]}`;
-      if (this.column + token.length > max) {
-        out += `=${this.eol}`;
+        escaped = i + 1 >= data.length || (next === eol0 && (eolLength === 1 || data[i + 2] === 0x0a || i + 2 >= data.length));
+      } else escaped = !(c >= 0x21 && c <= 0x7e && c !== 0x3d);
+      if (this.column + (escaped ? 3 : 1) > max) {
+        out[n++] = 0x3d;
+        for (let k = 0; k < eolLength; k++) out[n++] = eolBytes[k]!;
         this.column = 0;
       }
-      if (this.column === 0 && token.length === 1) {
+      if (this.column === 0 && !escaped) {
         // A line start: never "From " (mbox) nor "--" (a MIME delimiter line).
         const escape = this.lineStartEscape(data, i, final);
         if (escape === null) break;
-        if (escape) token = `=${HEX[c >> 4]}${HEX[c & 15]}`;
+        if (escape) escaped = true;
       }
-      out += token;
-      this.column += token.length;
+      if (escaped) {
+        out[n++] = 0x3d;
+        out[n++] = HEX_CODES[c >> 4]!;
+        out[n++] = HEX_CODES[c & 15]!;
+        this.column += 3;
+      } else {
+        out[n++] = c;
+        this.column += 1;
+      }
       i++;
     }
     if (i < data.length) this.held = Buffer.from(data.subarray(i));
-    return out;
+    return out.subarray(0, n);
   }
 
   /** Whether the byte at a line start must be encoded; null: the bytes after it are not here yet. */

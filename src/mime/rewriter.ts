@@ -18,7 +18,7 @@ import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord, SiteWarning } from '../base/reference-policy.ts';
 import type { EncodingDecision } from '../encoding/index.ts';
 import { createCssRewriter, CssRewriteCore } from '../css/stream.ts';
-import { absolutizeHtml, createHtmlRewriter } from '../html/stream.ts';
+import { createHtmlRewriter, transformWhole } from '../html/stream.ts';
 import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
 import { resolveLabel } from '../encoding/index.ts';
 import { createKindRewriter, kindOfContentType } from '../kinds/index.ts';
@@ -296,7 +296,11 @@ export class MimePartRewriter implements ScanHandler {
         const item = this.queue[this.queueHead]!;
         if (Buffer.isBuffer(item)) {
           this.queueHead++;
-          await put(item);
+          // (Not through `put`: an async call, and its promise, per header block and slice.)
+          if (item.length > 0) {
+            const wait = write(item);
+            if (wait !== undefined) await wait;
+          }
           continue;
         }
         if ('part' in item) {
@@ -428,7 +432,9 @@ export class MimePartRewriter implements ScanHandler {
     // The top-level entity has no enclosing one: its layers beneath are the retrieval URL and the fallback.
     const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
     if (held.kind === 'html') {
-      const r = await absolutizeHtml(decoded, {
+      // The stream itself, not absolutizeHtml: that one listens to every reference (to return them), and a
+      // listened-to reference is reported, its line found and its URL built even when nobody else listens.
+      const html = createHtmlRewriter({
         charset,
         ...below,
         headers: held.headers,
@@ -441,8 +447,8 @@ export class MimePartRewriter implements ScanHandler {
         onWarning,
         onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)),
       });
-      rewritten = r.output;
-      count = r.stats.rewritten;
+      rewritten = await transformWhole(html, decoded);
+      count = html.stats.rewritten;
     } else if (held.kind !== 'css') {
       const kind = this.kindRewriter(held, held.kind, below, onReference, onWarning, o.onEncoding && ((e) => o.onEncoding!(e, path)));
       const out: Buffer[] = [];

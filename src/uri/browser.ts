@@ -9,13 +9,22 @@
  * implements the same standard with an `encoding` option (characters the encoding cannot represent become
  * "&#NNNN;", percent-encoded: `%26%23NNNN%3B`, as Chromium does).
  */
-import whatwgUrl from 'whatwg-url';
+import { createRequire } from 'node:module';
 import { isAscii } from '../encoding/raw-text.ts';
 import { classifyReference, stripAsciiWhitespace } from './reference.ts';
 import { prepareSpecialBase, resolveSimpleReference, simpleReferencePrefix } from './relative-shortcut.ts';
 export { prefixCut } from './relative-shortcut.ts';
 import type { SpecialBaseRecord } from './relative-shortcut.ts';
 import type { Resolution, ResolveOptions, Resolver } from './types.ts';
+
+/**
+ * whatwg-url, loaded when first needed (a non-ASCII reference in a document that is not UTF-8): loading it (and
+ * tr46's tables) took ~35 ms of CPU, in every process and worker thread that rewrites, most of which never use it.
+ */
+let whatwgUrlModule: typeof import('whatwg-url').default | null = null;
+function whatwgUrl(): typeof import('whatwg-url').default {
+  return (whatwgUrlModule ??= createRequire(import.meta.url)('whatwg-url') as typeof import('whatwg-url').default);
+}
 
 // https://encoding.spec.whatwg.org/#names-and-labels: labels that name UTF-8 (the common case, kept off the
 // whatwg-url path).
@@ -64,10 +73,11 @@ export function parseWhatwgUrl(input: string, base: string, encoding?: string): 
   // encoding" maps ASCII to itself in every output encoding: https://encoding.spec.whatwg.org/#get-an-output-encoding
   // leaves only ASCII-compatible ones). So ASCII input takes the fast path whatever the document's encoding.
   if (isUtf8(encoding) || isAscii(input)) return URL.parse(input, base)?.href ?? null;
-  const baseURL = whatwgUrl.parseURL(base);
+  const { parseURL, serializeURL } = whatwgUrl();
+  const baseURL = parseURL(base);
   if (baseURL === null) return null;
-  const url = whatwgUrl.parseURL(input, { baseURL, encoding: (encoding ?? 'utf-8').trim().toLowerCase() });
-  return url === null ? null : whatwgUrl.serializeURL(url);
+  const url = parseURL(input, { baseURL, encoding: (encoding ?? 'utf-8').trim().toLowerCase() });
+  return url === null ? null : serializeURL(url);
 }
 
 // https://url.spec.whatwg.org/#special-scheme

@@ -63,6 +63,11 @@ export interface RewriteJob {
    * the worker.
    */
   readonly buildLater?: boolean | undefined;
+  /**
+   * The block's buffer is this job's alone (the inflated data of a gzip member that holds only this record):
+   * a worker thread is sent the buffer itself, not a copy, and sends it back in the result (`JobResult.block`).
+   */
+  readonly lent?: boolean | undefined;
   readonly options: JobOptions;
 }
 
@@ -97,6 +102,8 @@ export interface JobResult {
   readonly digestKeys: string[];
   /** In `replace`, what records that name the original now name: the replacement's payload digest and length. */
   readonly replaced?: { readonly payloadDigest: string; readonly payloadLength: number } | undefined;
+  /** A `lent` job's block, sent back by the worker thread (the job's own view of it is detached by then). */
+  readonly block?: Uint8Array | undefined;
 }
 
 /** What buildRecords needs of a rewritten payload besides the job. */

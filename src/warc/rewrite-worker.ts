@@ -1,13 +1,29 @@
-/** A worker thread of the WARC rewriter's pool (pool.ts): runs rewrite jobs, answers with their results. */
-import { parentPort } from 'node:worker_threads';
-import { runRewriteJob } from './record-job.ts';
+/**
+ * A worker thread of the WARC rewriter's pool (pool.ts): runs rewrite jobs, answers with their results.
+ *
+ * Node's compile cache (`module.enableCompileCache`, turned on by the CLI) is the enabling thread's only: a
+ * worker compiled the rewriters' ~230 modules from source on every run. The pool passes the cache's directory,
+ * and it is enabled here before the job module and the rewriters are imported, so they load from the cache.
+ */
+import module from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { JobResult, RewriteJob } from './record-job.ts';
+
+const cacheDir = (workerData as { compileCache?: string } | null)?.compileCache;
+if (cacheDir !== undefined && module.enableCompileCache !== undefined) {
+  try {
+    module.enableCompileCache(cacheDir);
+  } catch {
+    // No cache: the thread is only slower to start.
+  }
+}
+const { runRewriteJob } = await import('./record-job.ts');
 
 /**
  * The result with its byte arrays moved rather than cloned. Only an array that is the whole of its buffer is
  * moved as it is; one that shares its buffer (Buffer's pool, a zlib output chunk) is first copied into its own.
  */
-function transferable(result: JobResult): { result: JobResult; transfer: ArrayBuffer[] } {
+function transferable(result: JobResult, lent: Uint8Array | null): { result: JobResult; transfer: ArrayBuffer[] } {
   const transfer: ArrayBuffer[] = [];
   const own = (bytes: Uint8Array): Uint8Array => {
     const mine = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer && !transfer.includes(bytes.buffer) ? bytes : new Uint8Array(bytes);
@@ -15,13 +31,17 @@ function transferable(result: JobResult): { result: JobResult; transfer: ArrayBu
     return mine;
   };
   const payload = result.payload === undefined ? undefined : { ...result.payload, output: own(result.payload.output) };
-  return { result: { ...result, replacement: result.replacement === null ? null : own(result.replacement), after: result.after.map(own), payload }, transfer };
+  const moved: JobResult = { ...result, replacement: result.replacement === null ? null : own(result.replacement), after: result.after.map(own), payload };
+  // A lent block goes back as it came: a view of the buffer the reader's thread moved here.
+  if (lent === null) return { result: moved, transfer };
+  if (!transfer.includes(lent.buffer as ArrayBuffer)) transfer.push(lent.buffer as ArrayBuffer);
+  return { result: { ...moved, block: lent }, transfer };
 }
 
 parentPort!.on('message', (message: { seq: number; job: RewriteJob }) => {
   runRewriteJob(message.job).then(
     (r) => {
-      const { result, transfer } = transferable(r);
+      const { result, transfer } = transferable(r, message.job.lent === true ? message.job.block : null);
       parentPort!.postMessage({ seq: message.seq, result }, transfer);
     },
     (err: unknown) => parentPort!.postMessage({ seq: message.seq, error: { message: (err as Error).message, code: (err as { code?: string }).code } }),

@@ -293,7 +293,9 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
         summary.records++;
         const offset = unit.itemOffsets?.[i] ?? unit.offset;
         if (item.kind === 'oversize') return session.oversize(item.header, offset, item.length);
-        const p = session.prepare(item, offset, unit.compressed);
+        // A member's inflated data is its record's alone when it holds only that record (reader.ts) and is larger
+        // than Buffer's pool (smaller Buffers may share one): a worker may be lent it.
+        const p = session.prepare(item, offset, unit.compressed, unit.compressed && unit.items.length === 1 && item.block.buffer.byteLength > Buffer.poolSize);
         if (item.lengthNote === undefined || p.kind === 'gap') return p;
         // Warned in commit, in input order.
         return { ...p, warning: { code: 'warc-arc-length', message: `${p.context.targetUri ?? 'an ARC record'}: ${item.lengthNote}`, offset } } as Prepared;
@@ -403,7 +405,7 @@ class RecordRewriter {
   }
 
   /** Classifies a record in input order (routePayload); a payload to rewrite starts its job (inline or on a worker). */
-  prepare(item: Extract<WarcItem, { kind: 'record' }>, offset: number, compressed: boolean): Prepared {
+  prepare(item: Extract<WarcItem, { kind: 'record' }>, offset: number, compressed: boolean, lendable = false): Prepared {
     let header = item.header;
     let replacement: Uint8Array | null = null;
     if (item.format === 'arc') {
@@ -444,6 +446,8 @@ class RecordRewriter {
       newIds: [this.newId(), this.newId()],
       compressed,
       buildLater: !inline && load > 0,
+      // ARC input is converted into a record of its own first (the block is still read by `replacement`'s).
+      lent: !inline && lendable && item.format === 'warc',
       options: this.jobOptions,
     };
     const prepared: Prepared = { kind: 'job', context, type, status: route.status, contentType: route.contentType, replacement, result: inline ? runRewriteJob(job) : this.pool!.run(job), job, done: false };
@@ -491,12 +495,15 @@ class RecordRewriter {
       return { replacement, after: [] };
     }
     // A worker's payload: its records are built (digests, serialization, deflate) here, on the reader's thread.
-    const r = buildRecords(p.job, await p.result);
+    const result = await p.result;
+    // A lent block is the worker's returned one (the job's view was detached when it was sent).
+    const job = result.block === undefined ? p.job : { ...p.job, block: result.block };
+    const r = buildRecords(job, result);
     if (p.warning !== undefined) this.warn(p.warning);
     for (const w of r.warnings) this.warn({ ...w, code: w.code as WarningCode, offset, warcRecordId: p.context.warcRecordId ?? undefined });
     if (r.action === 'copied') {
       // Copied for its payload: its head's references are reported (and, with rewriteHeaderReferences, rewritten).
-      const record = { header: { protocol: p.job.protocol, fields: p.job.fields }, block: Buffer.from(p.job.block.buffer, p.job.block.byteOffset, p.job.block.byteLength), compressed: p.job.compressed };
+      const record = { header: { protocol: job.protocol, fields: job.fields }, block: Buffer.from(job.block.buffer, job.block.byteOffset, job.block.byteLength), compressed: job.compressed };
       const own = this.headerPass(p.context, record, r.reason, offset);
       for (const ref of r.references) this.referenceLine(p.context, ref.reference, ref.part, ref.header === true);
       const counts = { ...r.counts };
