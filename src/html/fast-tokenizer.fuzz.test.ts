@@ -12,7 +12,7 @@ import type { Token } from 'parse5';
 import { randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { corpusHtml } from '../../test/helpers/corpus-html.ts';
 import { sharedPath } from '../../test/helpers/shared.ts';
-import { eventDifference, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
+import { comparable, driverEvents, eventDifference, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
 import type { Rewritten } from '../../test/helpers/tokenizer-harness.ts';
 import { FastTokenizerDriver } from './fast-tokenizer.ts';
 
@@ -42,6 +42,22 @@ function rewriteDifference(chunks: readonly string[]): string | null {
   let i = 0;
   while (a[i] === b[i]) i++;
   return `rewrite differs at ${i}: fast …${b.slice(Math.max(0, i - 60), i + 60)}… | parse5 …${a.slice(Math.max(0, i - 60), i + 60)}…`;
+}
+
+/**
+ * The first difference, text aside, between the fast driver's events for a handler that hears text throughout and
+ * for one whose hearsText says false from its `heard`-th answer on (the driver then skips text the tree builder
+ * ignores either way: classified), or null.
+ */
+function deafDifference(chunks: readonly string[], heard: number): string | null {
+  const notText = (lines: readonly string[]): string[] => comparable(lines).filter((l) => l !== 'text');
+  const all = notText(driverEvents(chunks, (h) => new Fast(h)).out);
+  let asked = 0;
+  const deaf = notText(driverEvents(chunks, (h) => new Fast({ ...h, hearsText: () => asked++ < heard })).out);
+  const i = all.findIndex((l, k) => deaf[k] !== l);
+  if (i === -1 && all.length === deaf.length) return null;
+  const at = i === -1 ? all.length : i;
+  return `deaf after ${heard}: event ${at} is ${deaf[at] ?? '(none)'}, want ${all[at] ?? '(none)'}`;
 }
 
 /** Collects differences: fails at the first unless FUZZ_REPORT=1 (then logs them, shortest first). */
@@ -309,6 +325,26 @@ describe('fuzz: the fast tokenizer emits what parse5 emits', () => {
       f.try(randomChunks(html, random, 1 + Math.floor(random() * 6)));
     }
     f.done('inert text');
+  }, 120_000);
+
+  it(`a handler that stops hearing text (hearsText) gets every other event as before: grammar documents after each context, and the mail corpus, whole and in random chunks (seed ${SEED})`, () => {
+    const random = seededRandom(SEED + 11);
+    const next = generator(random);
+    const prefixes = ['', '<script>', '<title>', '<textarea>', '<svg>', '<math>', '<table>', '<select>', '<template>', '<frameset>', '<!DOCTYPE html><html><head>', '<pre>', '<p>\r', '<b><i>', '<a href=u><table><td>', '<html><body></body></html>', '<frameset></frameset></html>'];
+    let heard = 0;
+    const f = new Findings((chunks) => deafDifference(chunks, heard));
+    for (let n = 0; n < 800 * SCALE; n++) {
+      const html = prefixes[Math.floor(random() * prefixes.length)]! + next();
+      heard = Math.floor(random() * 6);
+      if (!f.try([html])) continue;
+      f.try(randomChunks(html, random, 1 + Math.floor(random() * 6)));
+    }
+    for (const { html } of corpusHtml()) {
+      heard = Math.floor(random() * 40);
+      f.try([html]);
+      f.try(randomChunks(html, random, 1 + Math.floor(random() * 4096)));
+    }
+    f.done('deaf');
   }, 120_000);
 
   it(`attribute values read only after the whole input (decoded when first read, from input dropped since) are those read at once (seed ${SEED})`, () => {

@@ -1,7 +1,8 @@
 /**
  * Lines and columns of the fast tokenizer's locations (fast-tokenizer.ts, SourceLocation), which are counted when
  * first read: read at once, later, after the input they were read from was let go (the driver keeps only what it
- * has not consumed past 64 KiB), and in any order, they are what an independent count of the whole input gives
+ * has not consumed after each write, and counts the lines of what it let go only when a later line is read, or
+ * once 1 MiB of it is uncounted), and in any order, they are what an independent count of the whole input gives
  * (test/helpers/tokenizer-harness.ts lineError). Documents of LF, CR and CRLF (split between writes too), long
  * lines, tags the tree builder keeps (formatting elements) across those drops; whole and in random chunks. Then
  * the lines and columns the rewriter reports (references and warnings) against those it reports with parse5's
@@ -112,6 +113,34 @@ describe('lines and columns counted when read', () => {
       }),
       { numRuns: 60, seed: 20261127 },
     );
+  });
+
+  it('are right read after more input was let go uncounted than the driver holds so (1 MiB), and read now and then', () => {
+    const random = seededRandom(23);
+    // (No formatting element, whose kept token would have its lines counted at every drop: PIECES from 5 on.)
+    const plan = Array.from({ length: 60 }, () => [random() < 0.2 ? -1 : 5 + Math.floor(random() * (PIECES.length - 5)), 1 + Math.floor(random() * 300)] as const);
+    const html = documentOf(plan, 2_600_000);
+    for (const readNow of [0, 0.0005]) {
+      const locations = readLines(randomChunks(html, random, 65_536), random, readNow);
+      expect(lineError(html, locations), `read now ${readNow}`).toBeNull();
+    }
+  });
+
+  it('hold at most 64 Lines uncounted when written in small pieces (a Lines a write)', () => {
+    const random = seededRandom(29);
+    const plan = Array.from({ length: 40 }, () => [random() < 0.2 ? -1 : 5 + Math.floor(random() * (PIECES.length - 5)), 1 + Math.floor(random() * 50)] as const);
+    const html = documentOf(plan, 200_000);
+    const driver = new FastTokenizerDriver({ onStartTag() {}, onEndTag() {}, onText() {}, onComment() {}, onDoctype() {}, onEof() {} });
+    let longest = 0;
+    for (const chunk of randomChunks(html, random, 200)) {
+      driver.write(chunk, false);
+      let chain = 0;
+      for (let l = (driver as unknown as { lines: { before: unknown } }).lines; l.before !== null; l = l.before as typeof l) chain++;
+      longest = Math.max(longest, chain);
+    }
+    driver.write('', true);
+    expect(longest).toBeGreaterThan(10);
+    expect(longest).toBeLessThanOrEqual(64);
   });
 
   it('of the tokens the tree builder keeps are counted before the input they were read from is let go', () => {

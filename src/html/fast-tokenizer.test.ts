@@ -11,6 +11,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Token } from 'parse5';
 import { CHUNK_SEED, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { EDGES, LONG } from '../../test/helpers/tokenizer-cases.ts';
 import { eventDifference, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
@@ -149,6 +150,36 @@ describe('the fast tokenizer holds what is not yet tokenized, not what was', () 
       }
     });
   }
+});
+
+describe('the attribute values of the tokens the tree builder keeps', () => {
+  it('are decoded and made their own when the input they were read from is let go, and read right after', () => {
+    // A formatting element's token stays in the list of active formatting elements: its values are decoded when
+    // read, from the input they were read from, until the driver lets that input go (then they are made their own,
+    // `end` -2, holding no slice of it).
+    const long = 'c'.repeat(40);
+    const html = `<body><b class="${long}" title="a&amp;b\r\nc" id=x><a href="/a/${long}.html">${'text\n'.repeat(40_000)}</a></b>`;
+    const kept: Token.TagToken[] = [];
+    const driver = new FastTokenizerDriver({
+      onStartTag: (t) => {
+        if (t.tagName === 'b' || t.tagName === 'a') kept.push(t);
+      },
+      onEndTag() {},
+      onText() {},
+      onComment() {},
+      onDoctype() {},
+      onEof() {},
+    });
+    const chunks = randomChunks(html, seededRandom(11), 65_536);
+    for (const chunk of chunks.slice(0, -1)) driver.write(chunk, false);
+    expect(kept.map((t) => t.tagName)).toEqual(['b', 'a']);
+    expect(kept.flatMap((t) => t.attrs.map((a) => (a as unknown as { end: number }).end))).toEqual([-2, -2, -2, -2]);
+    driver.write(chunks.at(-1)!, true);
+    expect(kept.map((t) => t.attrs.map((a) => [a.name, a.value]))).toEqual([
+      [['class', long], ['title', 'a&b\nc'], ['id', 'x']],
+      [['href', `/a/${long}.html`]],
+    ]);
+  });
 });
 
 describe('the rewriter with the fast tokenizer writes what it writes with parse5', () => {

@@ -468,6 +468,11 @@ export class HtmlRewriteCore implements DriverHandler {
     if (!this.committed && this.baseCandidate !== null && this.baseCandidate.tables.every((t) => !this.driver.isOpen(t))) this.commit();
   }
 
+  /** Whether onText may still do anything (DriverHandler.hearsText): not once the base is committed or a limit hit, which are for good. */
+  hearsText(): boolean {
+    return !this.committed && this.limitAt === null;
+  }
+
   onText(): void {
     if (this.limitAt !== null) return;
     // Character data outside head elements starts the body (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead,
