@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Token } from 'parse5';
 import { randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
-import { lineError, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
+import { keepingStartTags, lineError, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
 import type { Located } from '../../test/helpers/tokenizer-harness.ts';
 import { FastTokenizerDriver } from './fast-tokenizer.ts';
 import type { DriverHandler } from './tokenizer-driver.ts';
@@ -148,17 +148,7 @@ describe('lines and columns counted when read', () => {
     // the text of a dropped stretch alive (it is counted at the drop) and must still read right.
     const html = `<body><b>\r\n<a href="x">${`${pad(200)}\n`.repeat(1500)}</a></b>`;
     const kept: Token.TagToken[] = [];
-    const handler: DriverHandler = {
-      onStartTag: (t) => {
-        if (t.tagName === 'b' || t.tagName === 'a') kept.push(t);
-      },
-      onEndTag() {},
-      onText() {},
-      onComment() {},
-      onDoctype() {},
-      onEof() {},
-    };
-    const driver = new FastTokenizerDriver(handler);
+    const driver = new FastTokenizerDriver(keepingStartTags(['b', 'a'], kept));
     const chunks = randomChunks(html, seededRandom(5), 65_536);
     for (const chunk of chunks.slice(0, -1)) driver.write(chunk, false);
     expect(kept.map((t) => t.tagName)).toEqual(['b', 'a']);

@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import type { Token } from 'parse5';
 import { CHUNK_SEED, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { EDGES, LONG } from '../../test/helpers/tokenizer-cases.ts';
-import { eventDifference, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
+import { eventDifference, keepingStartTags, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
 import { FastTokenizerDriver } from './fast-tokenizer.ts';
 
 /**
@@ -160,16 +160,7 @@ describe('the attribute values of the tokens the tree builder keeps', () => {
     const long = 'c'.repeat(40);
     const html = `<body><b class="${long}" title="a&amp;b\r\nc" id=x><a href="/a/${long}.html">${'text\n'.repeat(40_000)}</a></b>`;
     const kept: Token.TagToken[] = [];
-    const driver = new FastTokenizerDriver({
-      onStartTag: (t) => {
-        if (t.tagName === 'b' || t.tagName === 'a') kept.push(t);
-      },
-      onEndTag() {},
-      onText() {},
-      onComment() {},
-      onDoctype() {},
-      onEof() {},
-    });
+    const driver = new FastTokenizerDriver(keepingStartTags(['b', 'a'], kept));
     const chunks = randomChunks(html, seededRandom(11), 65_536);
     for (const chunk of chunks.slice(0, -1)) driver.write(chunk, false);
     expect(kept.map((t) => t.tagName)).toEqual(['b', 'a']);

@@ -10,6 +10,7 @@ import type { ReferenceRecord } from '../../src/html/rewriter.ts';
 import { TokenizerDriver } from '../../src/html/tokenizer-driver.ts';
 import type { DriverHandler, TokenizerEngine } from '../../src/html/tokenizer-driver.ts';
 import type { Location } from './tokenizer-cases.ts';
+import type { Token } from 'parse5';
 
 /** Makes a driver for a handler: the fast one, parse5's, or a patched copy under test. */
 export type MakeDriver = (handler: DriverHandler) => TokenizerEngine;
@@ -189,4 +190,21 @@ export function rewriteWith(chunks: readonly string[], tokenizer: 'parse5' | 'fa
     warnings.push(`threw ${String(e)}`);
   }
   return { out, refs, warnings };
+}
+
+/**
+ * A handler that keeps the start tag tokens named (as the tree builder keeps a formatting element's) in `kept`
+ * and ignores every other event.
+ */
+export function keepingStartTags(names: readonly string[], kept: Token.TagToken[]): DriverHandler {
+  return {
+    onStartTag: (t) => {
+      if (names.includes(t.tagName)) kept.push(t);
+    },
+    onEndTag() {},
+    onText() {},
+    onComment() {},
+    onDoctype() {},
+    onEof() {},
+  };
 }
