@@ -69,6 +69,9 @@ export function inflateMember(bytes: Buffer, maxOutput: number): MemberResult {
   if (bytes.readUInt32LE(trailer) !== crc32(data) || bytes.readUInt32LE(trailer + 4) !== data.length % 0x100000000) {
     return { state: 'corrupt', reason: 'the gzip trailer (CRC-32 and length) does not match the data' };
   }
+  // A chunk sized from a wrong guess (a gzip magic inside the DEFLATE data, its "ISIZE" up to MAX_SIZED_CHUNK) is
+  // let go: the unit waits in the reader's window with its data, and a small record must not hold 4 MiB there.
+  if (data.buffer.byteLength - data.length > DEFAULT_CHUNK) data = Buffer.from(data);
   return { state: 'complete', length: trailer + 8, data };
 }
 

@@ -110,6 +110,20 @@ describe('zlib output chunks sized from the trailer', () => {
     expect(outputChunkSize(Buffer.concat([honest, next]), gzipHeaderLength(honest)!, 1 << 27)).toBe(130 * 1024 + 1);
   });
 
+  test('a gzip magic inside the data sizes the chunk wrongly: the data is let go of it, not held in 4 MiB', () => {
+    // A stored block holds a made-up "ISIZE" of 4,000,000 and a gzip magic at 8,000 bytes of an 8,200-byte record.
+    const record = Buffer.alloc(8200, 0x61);
+    record.writeUInt32LE(4_000_000, 7996);
+    record.set([0x1f, 0x8b, 0x08], 8000);
+    const member = gzipSync(record, { level: 0 });
+    expect(outputChunkSize(member, gzipHeaderLength(member)!, 1 << 27)).toBe(4_000_001);
+    const r = inflateMember(member, 1 << 27);
+    expect(r.state).toBe('complete');
+    if (r.state !== 'complete') return;
+    expect(r.data.equals(record)).toBe(true);
+    expect(r.data.buffer.byteLength).toBeLessThan(record.length + 64 * 1024);
+  });
+
   test('gunzip of a gzip-coded body: the same bytes as at the default chunk (one member, several, trailing bytes)', () => {
     fc.assert(
       fc.property(fc.array(payload, { minLength: 1, maxLength: 3 }), fc.uint8Array({ maxLength: 20 }), (parts, tail) => {
