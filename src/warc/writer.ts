@@ -3,6 +3,7 @@
  * as every WARC tool writes them; one gzip member per record when the input was compressed (WARC 1.1 Annex D).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { isMainThread } from 'node:worker_threads';
 import { constants, gzipSync } from 'node:zlib';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -57,7 +58,10 @@ const RECORD_END = Buffer.from('\r\n\r\n');
  * fast as the default level 6 on HTML for members about 13% larger; copied members keep their bytes anyway.
  */
 export function encodeUnit(bytes: Buffer, compressed: boolean): Buffer {
-  return compressed ? gzipSync(bytes, { level: constants.Z_BEST_SPEED, chunkSize: Math.max(DEFAULT_CHUNK, Math.ceil(bytes.length / 3) + 64) }) : bytes;
+  // In a rewrite worker zlib's own chunks: joined, they are a buffer of their own, which goes back to the reader's
+  // thread moved (rewrite-worker.ts); the one sized chunk is a view with room left, which would be copied.
+  const chunkSize = isMainThread ? Math.max(DEFAULT_CHUNK, Math.ceil(bytes.length / 3) + 64) : DEFAULT_CHUNK;
+  return compressed ? gzipSync(bytes, { level: constants.Z_BEST_SPEED, chunkSize }) : bytes;
 }
 
 /**
