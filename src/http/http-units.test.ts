@@ -1,4 +1,5 @@
 /** Pure parts of src/http: address classes, file names, content codings, credentials, scheduling. */
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { parseContentEncoding } from './content-decoding.ts';
 import { mimeTypeParser, parseContentType, rewriteKindFor } from './content-type.ts';
@@ -84,5 +85,9 @@ describe('toFetchError: one code per failure', () => {
 describe('the MIME type parser', () => {
   it("is undici's parseMIMEType itself, loaded from its own module rather than all of undici", () => {
     expect(mimeTypeParser()).toBe(undici().parseMIMEType);
+    // Its own module is there to load (else mimeTypeParser falls back to all of undici, and the line above holds
+    // either way).
+    const own = createRequire(import.meta.url)('undici/lib/web/fetch/data-url.js') as { parseMIMEType?: unknown };
+    expect(own.parseMIMEType).toBe(undici().parseMIMEType);
   });
 });

@@ -130,12 +130,12 @@ describe('a crawl with and without a report, in this thread and on a worker: the
 });
 
 describe('a block lent to a worker (its member holds it alone) comes back for what the reader thread still does', () => {
-  // Pages larger than Buffer's pool (64 KiB in Node 24), so that their blocks are lent (rewriter.ts); half have nothing to rewrite
+  // Pages twice the size of Buffer's pool (64 KiB in Node 24), so that their blocks are lent (rewriter.ts); half have nothing to rewrite
   // (copied: the returned block's HTTP head is then read for its Link header), half have a relative link.
   const parts: Buffer[] = [];
   for (let i = 0; i < 24; i++) {
     const links = i % 2 === 0 ? '<a href="https://example.org/abs">a</a>' : '<a href="rel/page.html">r</a>';
-    const html = Buffer.from(`<!doctype html><title>t${i}</title>${links}<p>${'filler text '.repeat(7000 + i)}</p>`);
+    const html = Buffer.from(`<!doctype html><title>t${i}</title>${links}<p>${'filler text '.repeat(Math.ceil((2 * Buffer.poolSize) / 12) + i)}</p>`);
     const block = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nLink: <style${i}.css>; rel=stylesheet\r\nContent-Length: ${html.length}\r\n\r\n`), html]);
     const head = `WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-${String(i).padStart(12, '0')}>\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: https://example.com/d${i}/index.html\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: ${block.length}\r\n\r\n`;
     parts.push(gzipSync(Buffer.concat([Buffer.from(head), block, Buffer.from('\r\n\r\n')])));
