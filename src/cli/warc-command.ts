@@ -47,7 +47,9 @@ export interface WarcCommandValues {
  * against one worker (`BENCH_WARC_THREADS=0|1 node bench/warc.ts ours FILE`, the bench crawl's first members, 3
  * alternating rounds, a machine loaded by other jobs): 1 MB 0.55 s against 0.77 s, 5 MB 1.00 s against 1.23 s,
  * 15 MB 1.96 s against 2.20 s, and the wall time no longer; the whole 45 MB crawl 4.0–4.1 s against 4.4 s, but on
- * two idle cores its wall time is what the worker is for.
+ * two idle cores its wall time is what the worker is for. That bench runs without the compile cache the command's
+ * worker has; the command itself (`/usr/bin/time`, 3 rounds each): 1 MB 0.39–0.41 s against 0.52–0.55 s, 3 MB
+ * 0.63–0.74 s against 0.73–0.88 s.
  */
 export const INLINE_BELOW_BYTES: number = 4 * 1024 * 1024;
 
