@@ -451,14 +451,7 @@ export class MimePartRewriter implements ScanHandler {
       count = html.stats.rewritten;
     } else if (held.kind !== 'css') {
       const kind = this.kindRewriter(held, held.kind, below, onReference, onWarning, o.onEncoding && ((e) => o.onEncoding!(e, path)));
-      const out: Buffer[] = [];
-      kind.on('data', (c: Buffer) => out.push(c));
-      await new Promise<void>((resolve, reject) => {
-        kind.on('end', resolve);
-        kind.on('error', reject);
-        kind.end(decoded);
-      });
-      rewritten = Buffer.concat(out);
+      rewritten = await transformWhole(kind, decoded);
       count = kind.stats.rewritten;
     } else {
       const base = establishBase({ ...below, headers: held.headers }, { resolver: o.resolver });
