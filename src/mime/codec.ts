@@ -813,12 +813,12 @@ export class Reencoder {
       const eolLast = this.style.eol === '\r' ? 0x0d : 0x0a;
       const at = this.pending.indexOf(eolLast);
       if (at === -1) {
-        out.push(this.emit(qp.write(this.pending, final)));
+        out.push(this.emitBytes(qp.writeBytes(this.pending, final)));
         this.pending = Buffer.alloc(0);
         break;
       }
       // The rewritten hard line ends here: back to copying once the original's has been passed too.
-      out.push(this.emit(qp.write(this.pending.subarray(0, at + 1), false)));
+      out.push(this.emitBytes(qp.writeBytes(this.pending.subarray(0, at + 1), false)));
       this.pending = this.pending.subarray(at + 1);
       this.fresh++;
       if (this.inputLineDone) this.mode = 'copy';
@@ -836,8 +836,13 @@ export class Reencoder {
 
   /** Encoded text written afresh, as bytes: remembers its last byte. */
   private emit(text: string): Buffer {
-    if (text.length > 0) this.lastByte = text.charCodeAt(text.length - 1);
-    return Buffer.from(text, 'latin1');
+    return this.emitBytes(Buffer.from(text, 'latin1'));
+  }
+
+  /** Encoded bytes written afresh: remembers their last byte. */
+  private emitBytes(bytes: Buffer): Buffer {
+    if (bytes.length > 0) this.lastByte = bytes[bytes.length - 1]!;
+    return bytes;
   }
 
   /** The next segments to copy together: up to one after which base64 is aligned on a quantum (one for quoted-printable). */
