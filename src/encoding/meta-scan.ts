@@ -243,6 +243,8 @@ const HELD_CHARS = 256 * 1024;
  * `<title>`s in the mbox bench were copied ~28 MB this way in 4 KiB writes (10% of the run's allocation).
  */
 const DROP_CHARS = 16 * 1024;
+/** How far back from the last searched position dropText looks for whitespace to drop text up to. */
+const DROP_LOOKBACK_CHARS = 4096;
 /** More than the lookahead past a ">" or "</" that ends a token (`</noframes` and its next character, `<!-->`). */
 const TAIL_CHARS = 16;
 /** The longest unfinished script text with `<!--` the fast scan reads again when more input comes. */
@@ -345,7 +347,7 @@ export class MetaCharsetScanner {
     if (this.inHead && !scriptEscape && this.mode !== TokenizerMode.PLAINTEXT) {
       // Text before `limit` holds no token start (data) or no end tag start (raw text).
       const limit = this.mode === TokenizerMode.DATA ? this.textFrom : this.hint;
-      for (let p = limit; p > 0 && p > limit - 4096; p--) {
+      for (let p = limit; p > 0 && p > limit - DROP_LOOKBACK_CHARS; p--) {
         const c = buf.charCodeAt(p - 1);
         if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c) {
           this.buf = buf.slice(p);

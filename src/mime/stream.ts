@@ -315,7 +315,7 @@ export class MboxRewriterStream extends Transform {
     this.stats.rewritten += s.rewritten;
     const { spool, inBytes, inLines, outLines, lengthIgnored } = this.message;
     this.message = new MessageState(null, true);
-    if (spool !== null) await this.writeHeld(spool, message, inBytes, inLines, outLines, this.messages, lengthIgnored === true);
+    if (spool !== null) await this.writeHeld(spool, message, inBytes, inLines, outLines, this.messages, lengthIgnored);
   }
 
   /** A held mboxcl/mboxcl2 message: its header with Content-Length and Lines moved by what the body grew by, then the rest. */
@@ -345,7 +345,6 @@ export class MboxRewriterStream extends Transform {
   }
 }
 
-/** The number of LF bytes in `b` (lines, as mbox `Lines:` counts them). */
 /** What MboxRewriterStream keeps of the message it is in: one shape for every message. */
 class MessageState {
   inBytes = 0;
@@ -353,7 +352,11 @@ class MessageState {
   outLines = 0;
   spool: Spool | null = null;
   lengthIgnored = false;
-  /** Input read while `decided` is false, whose lines are counted if the message is held. */
+  /**
+   * Input read while `decided` is false, whose lines are counted if the message is held. Bounded by
+   * maxMimeHeaderBytes: the message is decided once its top header goes out, and MessageRewriter writes the top
+   * header before any of its body (rewriter.ts: the mbox sets `ownLength: false`, so its top header is never deferred).
+   */
   readonly undecided: Buffer[] = [];
   decided: boolean;
   readonly rewriter: MessageRewriter | null;
@@ -364,6 +367,7 @@ class MessageState {
   }
 }
 
+/** The number of LF bytes in `b` (lines, as mbox `Lines:` counts them). */
 function countLineFeeds(b: Buffer): number {
   let n = 0;
   for (let i = b.indexOf(0x0a); i !== -1; i = b.indexOf(0x0a, i + 1)) n++;
