@@ -227,6 +227,23 @@ describe('corpus round trip', () => {
   });
 });
 
+describe('an mbox whose last line is cut short of "From "', () => {
+  // Python's mailbox (`line.startswith(b'From ')`) and mutt find one message in each: so must the stream, however
+  // the archive comes, and the bytes stay as they were.
+  it.each([
+    'From a@b.example Mon Jan  1 00:00:00 2024\nSubject: s\n\nbody\n\nFrom',
+    'From a@b.example Mon Jan  1 00:00:00 2024\nContent-Length: 6\n\nbody\n\nFro',
+  ])('%j is one message', async (text) => {
+    const input = Buffer.from(text, 'latin1');
+    for (const chunks of [[input], Array.from(input, (_b, k) => input.subarray(k, k + 1))]) {
+      const stream = createMboxRewriter();
+      const out = await collect(stream, chunks);
+      expect(out.equals(input)).toBe(true);
+      expect(stream.messages).toBe(1);
+    }
+  });
+});
+
 describe('real producers', () => {
   it('nodemailer: an HTML message with relative links and a Content-Base comes out absolute and parses back the same', async () => {
     const html = '<p><a href="story.html?id=1&amp;x=2">story</a> <img src="img/photo.jpg"> <a href="#top">top</a></p>';
