@@ -10,12 +10,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Token } from 'parse5';
 import { CHUNK_SEED, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { EDGES, LONG } from '../../test/helpers/tokenizer-cases.ts';
 import { eventDifference, keepingStartTags, rewriteWith } from '../../test/helpers/tokenizer-harness.ts';
 import { FastTokenizerDriver } from './fast-tokenizer.ts';
+import { StackBuilder } from './tokenizer-driver.ts';
 
 /**
  * The fast driver's events, fed `chunks`, against parse5's fed the whole input; then its lines and columns against
@@ -187,4 +188,23 @@ describe('the rewriter with the fast tokenizer writes what it writes with parse5
     }
     expect(rewritten).toBeGreaterThan(200);
   }, 300_000);
+});
+
+describe('the walk over the tokens the tree builder keeps', () => {
+  it('runs once per 64 KiB of input let go, not at every write (it costs the formatting elements open)', () => {
+    // 40,000 open <b> (all kept: only identical tags count towards the Noah's Ark limit of three), in 64-unit writes.
+    let html = '<body>';
+    for (let i = 0; i < 40_000; i++) html += `<b id=${i}>`;
+    html += 'text '.repeat(20_000);
+    const walks = vi.spyOn(StackBuilder.prototype, 'keptTokens');
+    try {
+      const driver = new FastTokenizerDriver(keepingStartTags([], []));
+      for (let i = 0; i < html.length; i += 64) driver.write(html.slice(i, i + 64), false);
+      driver.write('', true);
+      expect(walks.mock.calls.length).toBeGreaterThan(0);
+      expect(walks.mock.calls.length).toBeLessThanOrEqual(Math.ceil(html.length / (1 << 16)));
+    } finally {
+      walks.mockRestore();
+    }
+  });
 });
