@@ -104,7 +104,10 @@ export function findCssUrls(css: string, options: FindCssUrlsOptions = {}): CssU
  */
 export function scanCss(css: string, options: FindCssUrlsOptions = {}): { references: CssUrlReference[]; cut: number } {
   if (!warmedUp) warmUp();
-  return scanCssFast(css, options) ?? scanCssTokenized(css, options);
+  const result = scanCssFast(css, options) ?? scanCssTokenized(css, options);
+  // A deep scan's frames are let go when it ends, not held until the next scan.
+  if (FRAME_STACK.length > FRAME_STACK_KEEP) FRAME_STACK.length = 0;
+  return result;
 }
 
 /** The kinds of token the scan tells apart; every other token is `Other` (whitespace is never reported). */
@@ -180,6 +183,8 @@ const TOKEN_KINDS: ReadonlyMap<TokenType, T> = new Map([
  * other objects, now ~0.42 KB.
  */
 const FRAME_STACK: number[] = [];
+/** The frames FRAME_STACK keeps between scans (a deeper scan's are let go). */
+const FRAME_STACK_KEEP = 1024;
 
 /**
  * A scan's references until it finds one (the scan then makes an array of its own): frozen, as a scan may return
@@ -206,7 +211,7 @@ class UrlScan {
     this.css = css;
     this.allowImport = (options.context ?? 'stylesheet') === 'stylesheet';
     // Kept for the next scan unless a deep one made it large.
-    if (FRAME_STACK.length > 1024) FRAME_STACK.length = 0;
+    if (FRAME_STACK.length > FRAME_STACK_KEEP) FRAME_STACK.length = 0;
     this.frameStack = FRAME_STACK;
   }
 
