@@ -628,8 +628,11 @@ export class ModernSelectParser<T extends TreeAdapterTypeMap> extends Parser<T> 
    * https://html.spec.whatwg.org/multipage/parsing.html#reset-the-insertion-mode-appropriately
    */
   override _resetInsertionModeForSelect(selectIdx: number): void {
-    const { items, tagIDs } = this.openElements;
-    for (let i = selectIdx - 1; i >= 0; i--) {
+    const stack = this.openElements;
+    const { items, tagIDs } = stack;
+    // Down the stack by slotBelow: 64 or more deep, parse5 8.1's stack indexes itself and an element removed from
+    // the middle (the adoption agency's) leaves its slot free (undefined).
+    for (let i = stack.slotBelow(selectIdx); i >= 0; i = stack.slotBelow(i)) {
       if (this.treeAdapter.getNamespaceURI(items[i]!) !== NS.HTML) continue;
       switch (tagIDs[i]) {
         case $.TD:
@@ -951,7 +954,8 @@ export class StackBuilder extends ModernSelectParser<StackOnlyMap> {
       }
     }
     const tables: unknown[] = [];
-    for (let i = 0; i <= top; i++) if (tagIDs[i] === $.TABLE && items[i]!.namespaceURI === NS.HTML) tables.push(items[i]);
+    // (A free slot of an indexed stack holds no element: see _resetInsertionModeForSelect.)
+    for (let i = 0; i <= top; i++) if (tagIDs[i] === $.TABLE && items[i] !== undefined && items[i]!.namespaceURI === NS.HTML) tables.push(items[i]);
     this.basePlacement = { before, tables };
   }
 
