@@ -15,6 +15,7 @@ import type { DocumentType } from '../batch/document-types.ts';
 import type { RewriteSettings } from '../batch/rewriters.ts';
 import { AbsError } from '../errors.ts';
 import { getResolver } from '../uri/index.ts';
+import { tuneForMail } from './heap-growth.ts';
 import { checkOutputPath, commitOutputs, createAtomicFile } from './atomic-file.ts';
 import { explainEncoding } from './explain-encoding.ts';
 import { PrefixKeeper, printHint, typeHint } from './hints.ts';
@@ -132,6 +133,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   if (values.jobs !== undefined) throw new AbsError('--jobs applies to a directory or several inputs only', 'ABS_ERR_USAGE');
   if (values['host-dirs']) throw new AbsError('--host-dirs applies to a directory INPUT only', 'ABS_ERR_USAGE');
   const type = inputType(values.type, input);
+  if (type === 'mbox' || type === 'mime') tuneForMail();
   // Outputs are checked against the input and each other before anything is written (SPEC §7).
   if (values.output !== undefined && input !== '-' && (await samePath(input, values.output))) {
     throw new AbsError(`-o ${values.output} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');

@@ -66,6 +66,23 @@ export const WARC_INITIAL_OLD_SPACE_MB = 32;
  */
 export const WARC_TIERING_FLAGS = ['--efficiency-mode', '--no-single-threaded-gc-in-background'] as const;
 
+/**
+ * V8's tiering for a mail run (an mbox, a MIME message, MHTML): the same efficiency mode as a crawl's. The mbox
+ * bench (34 MB, 1,233 messages: HTML, CSS, quoted-printable and base64 parts) compiled 775 functions with Maglev
+ * and 109 with TurboFan (`--trace-opt`), ~28% of the whole process's CPU on V8's helper threads (`perf record -e
+ * cpu-clock`, V8Worker): the mail path runs through the MIME scanner, headers, codecs, the HTML tokenizer and tree
+ * builder and the CSS scanner, each warm for a few hundred milliseconds only. With TurboFan held back those
+ * functions stay in Maglev code: 0.79× the whole-process CPU, 1.02× the wall time (medians of 5 alternating
+ * rounds, docs/performance.md). V8 reads the flag as it runs, so set before the first byte is read it is the
+ * run's.
+ */
+export const MAIL_TIERING_FLAGS: readonly string[] = ['--efficiency-mode', '--no-single-threaded-gc-in-background'];
+
+/** A mail run's tiering (above). */
+export function tuneForMail(): void {
+  for (const flag of MAIL_TIERING_FLAGS) setFlagsFromString(flag);
+}
+
 /** A WARC or ARC run's heap and tiering settings: set before the rewriting threads start. */
 export function limitWarcHeap(): void {
   limitHeapGrowth(WARC_HEAP_GROWING_PERCENT);
