@@ -129,7 +129,7 @@ function manyParts(n: number): Buffer {
 export async function mimeBench(say: (line: string) => void, repeat: number): Promise<void> {
   mkdirSync(out, { recursive: true });
   const n = Math.max(repeat, 5);
-  const main = `${root}dist/cli/main.js`;
+  const main = `${root}bin/absolutize.js`;
   const baseline = process.env['BENCH_MAIL_BASELINE'];
   const files = walk(sharedPath('corpus/mail'));
   const bytes = files.reduce((s, f) => s + statSync(f).size, 0);

@@ -173,7 +173,7 @@ function timed(command: string, args: string[]): Proc {
 
 /** The V8 flags of the CLI's `#!/usr/bin/env -S node …` line: the process a user's `absolutize` starts. */
 function shebangFlags(): string[] {
-  const first = readFileSync(`${root}dist/cli/main.js`, 'utf8').split('\n', 1)[0]!;
+  const first = readFileSync(`${root}bin/absolutize.js`, 'utf8').split('\n', 1)[0]!;
   return first.startsWith('#!') ? first.replace(/^.*?\bnode\b/, '').trim().split(/\s+/).filter((f) => f !== '') : [];
 }
 
@@ -182,7 +182,7 @@ const PYTHON = process.env['BENCH_PYTHON'] ?? '/usr/bin/python3';
 /** The engines compared end to end, each a process of its own. */
 export const WARC_ENGINES = {
   /** Our CLI as a user runs it: the crawl rewritten into a new .warc.gz (no link report). */
-  absolutize: (file: string): Proc => timed(process.execPath, [...shebangFlags(), `${root}dist/cli/main.js`, file, '-o', `${file}.out.warc.gz`]),
+  absolutize: (file: string): Proc => timed(process.execPath, [...shebangFlags(), `${root}bin/absolutize.js`, file, '-o', `${file}.out.warc.gz`]),
   /** The Python job writing a new WARC (bench/warc_job.py rewrite). */
   pyRewrite: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'rewrite', file, `${file}.py.warc.gz`]),
   /** The Python job with links made absolute and nothing written (bench/warc_job.py read). */

@@ -5,7 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 
-const engines = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node;
+// One level under the package root, as src/, dist/ and bin/ (the bundled command, scripts/bundle.ts) all are.
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; engines: { node: string } };
+const engines = pkg.engines.node;
+
+/** The package's version (package.json). */
+export const PACKAGE_VERSION: string = pkg.version;
 
 /** `[major, minor, patch]` of `engines.node`. */
 export const LEAST_NODE: readonly number[] = (/^>=\s*(\d+)\.(\d+)\.(\d+)$/.exec(engines) ?? []).slice(1).map(Number);

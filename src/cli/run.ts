@@ -1,8 +1,9 @@
 /**
  * argv → command. Returns the exit code; never calls process.exit (main.ts does).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { AbsError } from '../errors.ts';
+import { PACKAGE_VERSION } from '../node-version.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { wrapHelp } from './help.ts';
@@ -14,10 +15,9 @@ import { MAIN_HELP } from './usage.ts';
 
 export const HELP: string = MAIN_HELP;
 
-/** The package version, read from package.json next to src/ or dist/. */
+/** The package version (package.json, read by ../node-version.ts). */
 export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  return PACKAGE_VERSION;
 }
 
 /**

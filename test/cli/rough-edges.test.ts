@@ -79,7 +79,7 @@ describe('resolve --help', () => {
     const bin = join(scratch(), 'bin');
     mkdirSync(bin);
     // `absolutize` on PATH as the installed bin is: the built CLI under this Node.
-    writeFileSync(join(bin, 'absolutize'), `#!/bin/sh\nexec "${process.execPath}" "${join(import.meta.dirname, '../../dist/cli/main.js')}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(join(bin, 'absolutize'), `#!/bin/sh\nexec "${process.execPath}" "${join(import.meta.dirname, '../../bin/absolutize.js')}" "$@"\n`, { mode: 0o755 });
     for (const example of examples) {
       const stdout = execFileSync('/bin/sh', ['-c', example.trim()], { env: { ...process.env, PATH: `${bin}:${process.env['PATH']}` }, encoding: 'utf8' });
       expect(stdout.trim().split('\n').length, example).toBeGreaterThanOrEqual(1);

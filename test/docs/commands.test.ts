@@ -1,7 +1,7 @@
 /**
  * Every command in README.md and docs/*.md runs as written. Each ```sh block is run, in the order of its file, in
  * a scratch directory of that file (a copy of examples/, package.json, and dist/, node_modules/ and bench/ linked
- * from this checkout), with `absolutize` on PATH as an installed package puts it (dist/cli/main.js run by the `node`
+ * from this checkout), with `absolutize` on PATH as an installed package puts it (bin/absolutize.js run by the `node`
  * first on PATH, Node 24 from node_modules/.bin, as `npm run` has it):
  *
  * - a block with `$ ` lines is a transcript, run in one shell as in a terminal: each `$ COMMAND` (continued by a
@@ -94,12 +94,13 @@ function workspace(): { cwd: string; env: NodeJS.ProcessEnv } {
   cpSync(join(PROJECT_DIR, 'examples'), join(cwd, 'examples'), { recursive: true });
   cpSync(join(PROJECT_DIR, 'package.json'), join(cwd, 'package.json'));
   symlinkSync(join(PROJECT_DIR, 'dist'), join(cwd, 'dist'));
+  symlinkSync(join(PROJECT_DIR, 'bin'), join(cwd, 'bin'));
   symlinkSync(join(PROJECT_DIR, 'node_modules'), join(cwd, 'node_modules'));
   symlinkSync(join(PROJECT_DIR, 'bench'), join(cwd, 'bench')); // docs/performance.md's quick runs (they write nothing)
   const bin = join(root, 'bin');
   mkdirSync(bin);
-  // What npm writes for an installed or linked bin: dist/cli/main.js run by the `node` on PATH, with its #! flags.
-  writeFileSync(join(bin, 'absolutize'), `#!/bin/sh\nexec node --max-semi-space-size=4 '${join(PROJECT_DIR, 'dist/cli/main.js')}' "$@"\n`, { mode: 0o755 });
+  // What npm writes for an installed or linked bin: bin/absolutize.js run by the `node` on PATH, with its #! flags.
+  writeFileSync(join(bin, 'absolutize'), `#!/bin/sh\nexec node --max-semi-space-size=4 '${join(PROJECT_DIR, 'bin/absolutize.js')}' "$@"\n`, { mode: 0o755 });
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${join(PROJECT_DIR, 'node_modules/.bin')}:${process.env['PATH'] ?? ''}`, NO_COLOR: '1' };
   delete env['FORCE_COLOR'];
   return { cwd, env };

@@ -1,9 +1,9 @@
-/** Runs the built command-line tool (dist/cli/main.js, what `npm run absolutize` and the installed bin run). */
+/** Runs the built command-line tool (bin/absolutize.js, what `npm run absolutize` and the installed bin run: scripts/bundle.ts). */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT_DIR: string = fileURLToPath(new URL('../../', import.meta.url));
-export const CLI: string = `${PROJECT_DIR}dist/cli/main.js`;
+export const CLI: string = `${PROJECT_DIR}bin/absolutize.js`;
 
 export interface CliResult {
   status: number | null;

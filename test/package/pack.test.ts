@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INLINE_BELOW_BYTES } from '../../src/cli/warc-command.ts';
 import { PROJECT_DIR } from '../helpers/cli.ts';
 
 const pkg = JSON.parse(readFileSync(join(PROJECT_DIR, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
@@ -89,15 +90,44 @@ try {
 `;
 
 describe('the packed package', () => {
-  it('ships dist, docs, README, LICENSE and package.json only; no source map, no test, no source', () => {
+  it('ships bin, dist, docs, README, LICENSE and package.json only; no source map, no test, no source', () => {
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
-    expect(files).toContain('dist/cli/main.js');
-    const outside = files.filter((f) => !f.startsWith('dist/') && !/^docs\/[a-z-]+\.md$/.test(f) && !['README.md', 'LICENSE', 'package.json'].includes(f));
+    expect(files).toContain('bin/absolutize.js');
+    expect(files).toContain('bin/rewrite-worker.js');
+    expect(files).toContain('bin/worker.js');
+    const outside = files.filter((f) => !f.startsWith('dist/') && !/^bin\/[a-z0-9-]+\.js$/i.test(f) && !/^docs\/[a-z-]+\.md$/.test(f) && !['README.md', 'LICENSE', 'package.json'].includes(f));
     // The README's table of docs/ links into the package too.
     expect(files).toContain('docs/cli.md');
     expect(outside).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map') || /\.test\.|\/src\/|\.ts$/.test(f.replace(/\.d\.ts$/, '')))).toEqual([]);
+  });
+
+  // The installed command is the bundle (scripts/bundle.ts): it must find package.json, its worker scripts and the
+  // packages it loads at run time (undici, whatwg-url) from where npm puts it, and write what this checkout's does.
+  it('the installed bin rewrites a page, an mbox and a crawl (through its worker script) as the checkout does', () => {
+    const bin = join(consumer(), 'node_modules', pkg.name, 'bin', 'absolutize.js');
+    // A crawl of INLINE_BELOW_BYTES or more is rewritten on worker threads (bin/rewrite-worker.js): the example's
+    // gzip members again and again.
+    const crawl = readFileSync(join(PROJECT_DIR, 'examples', 'crawl.warc.gz'));
+    const big = join(work, 'big.warc.gz');
+    writeFileSync(big, Buffer.concat(Array.from({ length: Math.ceil(INLINE_BELOW_BYTES / crawl.length) + 1 }, () => crawl)));
+    for (const [input, args] of [
+      [join(PROJECT_DIR, 'examples/page.html'), ['--url', 'https://example.com/docs/guide/page.html']],
+      [join(PROJECT_DIR, 'examples/archive.mbox'), ['--url', 'http://example.org/list/']],
+      [big, []],
+    ] as const) {
+      const out = (where: string): string => join(work, `${where}-${input.replace(/\W/g, '_')}`);
+      const installed = run(process.execPath, [bin, input, ...args, '-o', out('installed')], consumer());
+      expect(installed.status, installed.stderr).toBe(0);
+      const here = run(process.execPath, [join(PROJECT_DIR, 'dist', 'cli', 'main.js'), input, ...args, '-o', out('dist')], consumer());
+      expect(here.status, here.stderr).toBe(0);
+      // A crawl's new records carry the time of the run and new record IDs: the same counts, then.
+      if (input === big) expect(installed.stderr.replace(/ \d+ out,/, '')).toBe(here.stderr.replace(/ \d+ out,/, ''));
+      else expect(readFileSync(out('installed')).equals(readFileSync(out('dist'))), input).toBe(true);
+    }
+    const version = run(process.execPath, [bin, '--version'], consumer());
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(PROJECT_DIR, 'package.json'), 'utf8')).version);
   });
 
   it('every declaration file imports only shipped files, node: modules and dependencies that ship their own types', () => {
