@@ -18,7 +18,7 @@ import type { BaseDecision, EntityHeaders, Retrieval } from '../base/base.ts';
 import type { ReferenceRecord, SiteWarning } from '../base/reference-policy.ts';
 import type { EncodingDecision } from '../encoding/index.ts';
 import { createCssRewriter, CssRewriteCore } from '../css/stream.ts';
-import { createHtmlRewriter, transformWhole } from '../html/stream.ts';
+import { createHtmlRewriter, rewriteHtmlBytes, transformWhole } from '../html/stream.ts';
 import type { HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
 import { resolveLabel } from '../encoding/index.ts';
 import { createKindRewriter, kindOfContentType } from '../kinds/index.ts';
@@ -432,9 +432,10 @@ export class MimePartRewriter implements ScanHandler {
     // The top-level entity has no enclosing one: its layers beneath are the retrieval URL and the fallback.
     const below = held.parentBase === null ? { retrieval: o.retrieval, fallback: o.fallback } : { encapsulating: held.parentBase };
     if (held.kind === 'html') {
-      // The stream itself, not absolutizeHtml: that one listens to every reference (to return them), and a
-      // listened-to reference is reported, its line found and its URL built even when nobody else listens.
-      const html = createHtmlRewriter({
+      // Not absolutizeHtml: that one listens to every reference (to return them), and a listened-to reference is
+      // reported, its line found and its URL built even when nobody else listens. Without a stream: the output
+      // is made only if a reference was rewritten.
+      const html = rewriteHtmlBytes(decoded, {
         charset,
         ...below,
         headers: held.headers,
@@ -447,7 +448,8 @@ export class MimePartRewriter implements ScanHandler {
         onWarning,
         onEncoding: o.onEncoding && ((e) => o.onEncoding!(e, path)),
       });
-      rewritten = await transformWhole(html, decoded);
+      if (html.output === null) return null;
+      rewritten = html.output;
       count = html.stats.rewritten;
     } else if (held.kind !== 'css') {
       const kind = this.kindRewriter(held, held.kind, below, onReference, onWarning, o.onEncoding && ((e) => o.onEncoding!(e, path)));
