@@ -394,6 +394,15 @@ function equalRun(a: Buffer, ai: number, b: Buffer, bi: number): number {
  * checks it on random bodies and rewrites).
  */
 export function reencodeQuotedPrintable(original: QuotedPrintableLines, rewritten: Buffer, eol: LineEnding, finalEol: boolean): Buffer {
+  return Buffer.concat(reencodeQuotedPrintablePieces(original, rewritten, eol, finalEol));
+}
+
+/**
+ * `reencodeQuotedPrintable`'s bytes as the pieces it writes, in order: runs of the original body (its slices)
+ * and lines encoded afresh. A held part's output is written piece by piece (the writer gathers small pieces), not
+ * joined into one more buffer of the whole part first.
+ */
+export function reencodeQuotedPrintablePieces(original: QuotedPrintableLines, rewritten: Buffer, eol: LineEnding, finalEol: boolean): Buffer[] {
   const { body, decoded, lines, count } = original;
   const qp = new QuotedPrintableEncoder(eol);
   const eolLast = eol === '\r' ? 0x0d : 0x0a;
@@ -454,7 +463,7 @@ export function reencodeQuotedPrintable(original: QuotedPrintableLines, rewritte
     mode = inputLineDone ? 'copy' : 'skip';
   }
   if (finalEol && lastByte !== 0x0a && lastByte !== 0x0d) out.push(Buffer.from(`=${eol}`, 'latin1'));
-  return Buffer.concat(out);
+  return out;
 }
 
 const B64 = new Int8Array(256).fill(-1);

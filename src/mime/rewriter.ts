@@ -29,7 +29,7 @@ import { decodedUrlHeader, firstField, isHeaderLine, LineEnds, parseFields } fro
 import type { Entity, ScanHandler, ScanWarningCode } from './scanner.ts';
 import { Spool } from './spool.ts';
 import { StreamedPart } from './streamed-part.ts';
-import { decodeBody, encodeBody, transferEncodingOf } from './transfer-encoding.ts';
+import { decodeBody, encodeBodyPieces, transferEncodingOf } from './transfer-encoding.ts';
 import type { TransferEncoding } from './transfer-encoding.ts';
 
 export interface MimeRewriteOptions extends RewriteChoices {
@@ -339,9 +339,14 @@ export class MimePartRewriter implements ScanHandler {
         const original = item.chunks.length === 1 ? item.chunks[0]! : Buffer.concat(item.chunks);
         const replacement = await this.rewritePart(item, original);
         if (replacement !== null) this.stats.rewrittenParts++;
-        const body = replacement ?? original;
-        if (item.header !== null) await put(this.withContentLength(item.entity, item.header, original.length, body.length));
-        await put(body);
+        const body = replacement ?? [original];
+        if (item.header !== null) await put(this.withContentLength(item.entity, item.header, original.length, body.reduce((n, b) => n + b.length, 0)));
+        // (Not through `put`, as above: a rewritten stylesheet is thousands of pieces.)
+        for (const b of body) {
+          if (b.length === 0) continue;
+          const wait = write(b);
+          if (wait !== undefined) await wait;
+        }
       }
     } finally {
       if (this.queueHead > 0) {
@@ -418,7 +423,8 @@ export class MimePartRewriter implements ScanHandler {
     return Buffer.concat([bytes.subarray(0, start), Buffer.from(`${field.name}: ${base.url}`, 'utf8'), bytes.subarray(field.end - eol)]);
   }
 
-  private async rewritePart(held: HeldPart, original: Buffer): Promise<Buffer | null> {
+  /** The new body of a held part, in pieces (null: it stays as it was). */
+  private async rewritePart(held: HeldPart, original: Buffer): Promise<Buffer[] | null> {
     const path = held.entity.path;
     const body = decodeBody(original, held.encoding);
     if (body === null) {
@@ -474,7 +480,7 @@ export class MimePartRewriter implements ScanHandler {
     }
     if (count === 0 || rewritten.equals(decoded)) return null;
     this.stats.rewritten += count;
-    return encodeBody(rewritten, held.encoding, original, body.lines);
+    return encodeBodyPieces(rewritten, held.encoding, original, body.lines);
   }
 
   /**
