@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { chunkings } from '../../test/helpers/chunks.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import { resolveLimits } from '../limits.ts';
-import { createCssRewriter } from './stream.ts';
+import { createCssRewriter, CssRewriteCore } from './stream.ts';
 import type { CssStreamOptions } from './stream.ts';
 
 const retrieval = { url: 'http://example.com/css/site.css' };
@@ -98,5 +98,27 @@ describe('CSS stream: where a reference is, past the first cut', () => {
     const stream = Readable.from(chunks, { objectMode: false }).pipe(createCssRewriter({ retrieval, onReference: (r) => references.push(r) }));
     for await (const _ of stream) void _;
     expect(references.map((r) => ({ line: r.line, column: r.column }))).toEqual(expected);
+  });
+});
+
+describe('CssRewriteCore over slices of one buffer (a held MIME part)', () => {
+  // Over CUT_AFTER_BYTES (64 KiB), so that it is rewritten in pieces; UTF-8 with a few non-ASCII characters.
+  const rule = (i: number): string => `.c${i} { background: url(img/${i}.png); content: "\u00e9\u20ac"; }\n`;
+  const css = Buffer.from(`@charset "utf-8";\n${Array.from({ length: 3000 }, (_, i) => rule(i)).join('')}`, 'utf8');
+
+  it('the same output as the stream, and its unchanged text handed on as slices of the input, not copies', async () => {
+    const { output } = await rewrite(css);
+    for (const slice of [1 << 14, 1000, css.length]) {
+      const core = new CssRewriteCore({ retrieval });
+      const out: Buffer[] = [];
+      for (let i = 0; i < css.length; i += slice) core.write(css.subarray(i, i + slice), out);
+      core.end(out);
+      expect(Buffer.concat(out).equals(output)).toBe(true);
+      expect(core.stats.rewritten).toBe(3000);
+      // Every piece but the replacements (the rewritten URLs) lies in the input's memory.
+      const copied = out.filter((b) => b.buffer !== css.buffer).map((b) => b.toString('latin1'));
+      expect(copied.length).toBe(3000);
+      expect(copied.every((t) => /^url\(http:\/\/example\.com\/css\/img\/\d+\.png\)$/.test(t))).toBe(true);
+    }
   });
 });

@@ -7,6 +7,7 @@ export function byteCodec(encoding: string): RawCodec {
   const lengths = new Map<string, number>();
   return {
     decode: (raw) => decodeStrict(Buffer.from(raw, 'latin1'), encoding),
+    decodeBytes: (bytes) => decodeStrict(bytes, encoding),
     segment: (raw) => segmentValid(Buffer.from(raw, 'latin1'), encoding),
     encode: (text, unencodable) => (isAscii(text) ? text : Buffer.from(encodeString(text, encoding, { unencodable })).toString('latin1')),
     asciiIsOneUnit: true,

@@ -9,6 +9,8 @@
 export interface RawCodec {
   /** Decodes a raw run; null if it is not valid in the document encoding. */
   decode(raw: string): string | null;
+  /** `decode` of raw text that is `bytes` read as latin1, from the bytes (no copy of the text back into bytes). */
+  decodeBytes?(bytes: Uint8Array): string | null;
   /**
    * Splits a raw run that `decode` refuses into runs that are valid in the encoding and runs that are not (the
    * bytes a decoder replaces by U+FFFD, one run per replacement): `end` is each run's end offset in `raw`.
@@ -140,11 +142,14 @@ function appendMapped(text: string, from: number, to: number, codec: RawCodec, v
 
 const NONE: readonly number[] = Object.freeze([]);
 
-/** Decodes raw text that holds no character references (CSS, `<style>` and `<script>` text). */
-export function decodeRawText(raw: string, codec: RawCodec): DecodedText | null {
+/**
+ * Decodes raw text that holds no character references (CSS, `<style>` and `<script>` text). `bytes`: the bytes
+ * `raw` is read from as latin1, when the caller has them.
+ */
+export function decodeRawText(raw: string, codec: RawCodec, bytes?: Uint8Array): DecodedText | null {
   if (isAscii(raw)) return { value: raw, toRaw: (i) => i, undecodable: NONE };
   if (codec.asciiIsOneUnit === true) {
-    const text = codec.decode(raw);
+    const text = bytes !== undefined && codec.decodeBytes !== undefined ? codec.decodeBytes(bytes) : codec.decode(raw);
     // Text with undecodable bytes takes the general path below.
     if (text !== null) {
       const toRaw = asciiRunOffsets(text, raw.length, codec);

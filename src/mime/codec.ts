@@ -238,9 +238,12 @@ export function decodeQuotedPrintable(body: Buffer): Buffer | null {
 /**
  * `decodeQuotedPrintable`, and where its segments end (what `reencodeQuotedPrintable` copies by): each physical
  * line decoded by the rules of `decodeQuotedPrintableInto` (trailing whitespace deleted, a last "=" a soft line
- * break, "=" and two hex digits a byte), its runs between one "=" and the next copied natively (measured on the
- * mbox bench: a loop over every byte was ~4% of the main thread, at ~200 MB/s). Line endings and "=" are found
- * by searches remembered until passed, so the walk is linear however rare either is.
+ * break, "=" and two hex digits a byte). Line endings are found and bytes copied by loops over the line, not by
+ * native searches and copies: quoted-printable lines are short (76 bytes), and a search per line ending and per
+ * "=" (every soft line break is one) and a copy per run cost more in their calls than the bytes they step over
+ * (`node --cpu-prof` of the mbox bench under efficiency mode, where V8 runs this loop as Maglev code: ~140 ms of
+ * the main thread in the decode, its searches and copies, against ~90). A line with no line ending within
+ * `LINE_SCAN_BYTES` is searched natively.
  */
 export function decodeQuotedPrintableLines(body: Buffer): QuotedPrintableLines | null {
   if (!warmedUp) warmUp();
@@ -249,31 +252,32 @@ export function decodeQuotedPrintableLines(body: Buffer): QuotedPrintableLines |
   let lines: Int32Array = new Int32Array(3 * ((length >> 5) + 8));
   let count = 0;
   let n = 0;
-  let nextLf = -1;
-  let nextCr = -1;
-  let nextEq = -1;
+  let farLf = -1;
+  let farCr = -1;
   for (let start = 0; start < length; ) {
     // The physical line [start, end), its line ending from eolStart (CRLF, LF, a bare CR; none at the end).
-    if (nextLf !== -2 && nextLf < start) {
-      nextLf = body.indexOf(0x0a, start);
-      if (nextLf === -1) nextLf = -2;
+    let eolStart = start;
+    const near = Math.min(length, start + LINE_SCAN_BYTES);
+    while (eolStart < near) {
+      const c = body[eolStart]!;
+      if (c === 0x0a || c === 0x0d) break;
+      eolStart++;
     }
-    if (nextCr !== -2 && nextCr < start) {
-      nextCr = body.indexOf(0x0d, start);
-      if (nextCr === -1) nextCr = -2;
+    if (eolStart === near && near < length) {
+      // A long line: native searches, remembered until passed (-2: none to the end), so the walk stays linear.
+      if (farLf !== -2 && farLf < near) {
+        farLf = body.indexOf(0x0a, near);
+        if (farLf === -1) farLf = -2;
+      }
+      if (farCr !== -2 && farCr < near) {
+        farCr = body.indexOf(0x0d, near);
+        if (farCr === -1) farCr = -2;
+      }
+      eolStart = farCr >= 0 && (farLf < 0 || farCr < farLf) ? farCr : farLf >= 0 ? farLf : length;
     }
     let end: number;
-    let eolStart: number;
-    if (nextCr >= 0 && (nextLf < 0 || nextCr < nextLf)) {
-      eolStart = nextCr;
-      end = body[nextCr + 1] === 0x0a ? nextCr + 2 : nextCr + 1;
-    } else if (nextLf >= 0) {
-      eolStart = nextLf;
-      end = nextLf + 1;
-    } else {
-      eolStart = length;
-      end = length;
-    }
+    if (eolStart >= length) end = length;
+    else end = body[eolStart] === 0x0d && body[eolStart + 1] === 0x0a ? eolStart + 2 : eolStart + 1;
     if (end - start > MAX_SEGMENT_BYTES) return null;
     // Rule 3: whitespace at the end of a line is deleted; rule 5: "=" then is a soft line break.
     let stop = eolStart;
@@ -282,24 +286,21 @@ export function decodeQuotedPrintableLines(body: Buffer): QuotedPrintableLines |
     if (soft) stop--;
     let p = start;
     while (p < stop) {
-      if (nextEq !== -2 && nextEq < p) {
-        nextEq = body.indexOf(0x3d, p);
-        if (nextEq === -1) nextEq = -2;
+      const c = body[p]!;
+      if (c !== 0x3d) {
+        out[n++] = c;
+        p++;
+        continue;
       }
-      const q = nextEq >= 0 && nextEq < stop ? nextEq : stop;
-      // The run [p, q) as it is.
-      if (q - p > 16) n += body.copy(out, n, p, q);
-      else for (let k = p; k < q; k++) out[n++] = body[k]!;
-      if (q === stop) break;
-      // "=" at q: a byte when two hex digits follow within the line, else itself.
-      const hi = q + 2 < stop ? hexValue(body[q + 1]!) : -1;
-      const lo = hi === -1 ? -1 : hexValue(body[q + 2]!);
+      // "=": a byte when two hex digits follow within the line, else itself.
+      const hi = p + 2 < stop ? hexValue(body[p + 1]!) : -1;
+      const lo = hi === -1 ? -1 : hexValue(body[p + 2]!);
       if (lo !== -1) {
         out[n++] = (hi << 4) | lo;
-        p = q + 3;
+        p += 3;
       } else {
         out[n++] = 0x3d;
-        p = q + 1;
+        p++;
       }
     }
     if (!soft) for (let k = eolStart; k < end; k++) out[n++] = body[k]!;
@@ -312,6 +313,9 @@ export function decodeQuotedPrintableLines(body: Buffer): QuotedPrintableLines |
   }
   return { body, decoded: out.subarray(0, n), lines, count };
 }
+
+/** How far `decodeQuotedPrintableLines` looks for a line ending byte by byte before it searches natively. */
+const LINE_SCAN_BYTES = 256;
 
 /**
  * Type feedback for every branch of the quoted-printable decode and re-encode before V8 optimizes them (as the CSS
@@ -335,6 +339,8 @@ const WARM_UP = [
   '--a delimiter\n',
   'From a separator\r\n',
   '\n'.repeat(40),
+  // A line longer than LINE_SCAN_BYTES.
+  `${'y'.repeat(150)}=3D${'z'.repeat(150)}\r\n`,
   'no line ending at the end',
 ].join('');
 
@@ -388,6 +394,15 @@ function equalRun(a: Buffer, ai: number, b: Buffer, bi: number): number {
  * checks it on random bodies and rewrites).
  */
 export function reencodeQuotedPrintable(original: QuotedPrintableLines, rewritten: Buffer, eol: LineEnding, finalEol: boolean): Buffer {
+  return Buffer.concat(reencodeQuotedPrintablePieces(original, rewritten, eol, finalEol));
+}
+
+/**
+ * `reencodeQuotedPrintable`'s bytes as the pieces it writes, in order: runs of the original body (its slices)
+ * and lines encoded afresh. A held part's output is written piece by piece (the writer gathers small pieces), not
+ * joined into one more buffer of the whole part first.
+ */
+export function reencodeQuotedPrintablePieces(original: QuotedPrintableLines, rewritten: Buffer, eol: LineEnding, finalEol: boolean): Buffer[] {
   const { body, decoded, lines, count } = original;
   const qp = new QuotedPrintableEncoder(eol);
   const eolLast = eol === '\r' ? 0x0d : 0x0a;
@@ -448,7 +463,7 @@ export function reencodeQuotedPrintable(original: QuotedPrintableLines, rewritte
     mode = inputLineDone ? 'copy' : 'skip';
   }
   if (finalEol && lastByte !== 0x0a && lastByte !== 0x0d) out.push(Buffer.from(`=${eol}`, 'latin1'));
-  return Buffer.concat(out);
+  return out;
 }
 
 const B64 = new Int8Array(256).fill(-1);

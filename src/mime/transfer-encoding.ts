@@ -5,7 +5,7 @@
  * was rewritten. base64 is validated with libbase64's alphabet rules before it is decoded.
  */
 import libbase64 from 'libbase64';
-import { Base64Decoder, decodeQuotedPrintableLines, lineEndingOf, QuotedPrintableDecoder, quotedPrintableSegments, reencodeQuotedPrintable, Reencoder } from './codec.ts';
+import { Base64Decoder, decodeQuotedPrintableLines, lineEndingOf, QuotedPrintableDecoder, quotedPrintableSegments, reencodeQuotedPrintablePieces, Reencoder } from './codec.ts';
 import type { EncodedStyle, QuotedPrintableLines, Segment } from './codec.ts';
 
 export type TransferEncoding = '7bit' | '8bit' | 'binary' | 'base64' | 'quoted-printable';
@@ -81,14 +81,20 @@ export function decodeBody(encoded: Buffer, encoding: TransferEncoding): Decoded
  * making its segments again (`reencodeQuotedPrintable`, the same bytes).
  */
 export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original: Buffer, lines: QuotedPrintableLines | null = null): Buffer {
-  if (encoding !== 'base64' && encoding !== 'quoted-printable') return decoded;
+  const pieces = encodeBodyPieces(decoded, encoding, original, lines);
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+}
+
+/** `encodeBody`'s bytes in the pieces they are made in (a quoted-printable body: `reencodeQuotedPrintablePieces`). */
+export function encodeBodyPieces(decoded: Buffer, encoding: TransferEncoding, original: Buffer, lines: QuotedPrintableLines | null = null): Buffer[] {
+  if (encoding !== 'base64' && encoding !== 'quoted-printable') return [decoded];
   if (encoding === 'quoted-printable' && lines !== null && lines.body === original) {
     const first = lines.count === 0 ? undefined : original.subarray(0, lines.lines[0]);
     const eol = first === undefined ? null : lineEndingOf(first, true);
-    return reencodeQuotedPrintable(lines, decoded, eol ?? '\r\n', endsWithLineEnding(original));
+    return reencodeQuotedPrintablePieces(lines, decoded, eol ?? '\r\n', endsWithLineEnding(original));
   }
   const segments = segmentsOf(original, encoding);
   const reencoder = new Reencoder(encoding, encodedStyleOf(segments[0]));
   reencoder.addSegments(segments);
-  return reencoder.writeBytes(decoded, true, endsWithLineEnding(original));
+  return [reencoder.writeBytes(decoded, true, endsWithLineEnding(original))];
 }

@@ -282,6 +282,14 @@ describe('Content-Length is kept true', () => {
       expect(r.output.toString()).toContain(`Content-Length: ${newBody.length}\r\n\r\n${newBody}\r\n--B--`);
     }
   });
+
+  it('the same for a quoted-printable part (its new body written in pieces: copied lines and lines encoded afresh)', async () => {
+    const body = '<a href=3D"x.html">x</a>\r\n'.repeat(100);
+    const message = `Content-Type: multipart/related; boundary="B"\r\nContent-Location: http://h.example/d/\r\n\r\n--B\r\nContent-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\nContent-Length: ${body.length}\r\n\r\n${body}\r\n--B--\r\n`;
+    const r = await run(message, { fallback: 'http://fallback.example/' });
+    const newBody = body.replaceAll('x.html', 'http://h.example/d/x.html');
+    expect(r.output.toString()).toContain(`Content-Length: ${newBody.length}\r\n\r\n${newBody}\r\n--B--`);
+  });
 });
 
 describe('parts of any size are rewritten in bounded pieces', () => {

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Base64Decoder, Base64Encoder, decodeQuotedPrintable, decodeQuotedPrintableLines, MAX_SEGMENT_BYTES, QuotedPrintableDecoder, QuotedPrintableEncoder, quotedPrintableSegments, reencodeQuotedPrintable, Reencoder } from '../../src/mime/codec.ts';
 import { encodedStyleOf, endsWithLineEnding } from '../../src/mime/transfer-encoding.ts';
 import type { LineEnding } from '../../src/mime/codec.ts';
@@ -118,6 +118,36 @@ describe('decodeQuotedPrintable (a whole body in one pass)', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('lines longer than its byte-by-byte look for a line ending (256 bytes): the same bytes, and its segment ends those of quotedPrintableSegments (property)', () => {
+    const longLines = fc.array(fc.constantFrom('a'.repeat(100), 'b=3D'.repeat(30), '=4', ' ', '\t', '=', '\r\n', '\n', '\r', '=\r\n', '= \n'), { maxLength: 40 }).map((a) => Buffer.from(a.join(''), 'latin1'));
+    fc.assert(
+      fc.property(longLines, (body) => {
+        const whole = decodeQuotedPrintableLines(body)!;
+        expect(whole.decoded.equals(segmentwise(body))).toBe(true);
+        const segments = quotedPrintableSegments(body)!;
+        const ends: number[][] = [];
+        let at = 0;
+        let decodedAt = 0;
+        for (const s of segments) ends.push([(at += s.encoded.length), (decodedAt += s.decoded.length), s.hardEnd ? 1 : 0]);
+        expect(Array.from({ length: whole.count }, (_, k) => [whole.lines[3 * k], whole.lines[3 * k + 1], whole.lines[3 * k + 2]])).toEqual(ends);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('long lines with LF endings only: linear (a search for CR per line would read to the end each time)', () => {
+    const body = Buffer.from(`${'a'.repeat(300)}=\n`.repeat(20_000), 'latin1');
+    decodeQuotedPrintable(Buffer.from('a', 'latin1')); // its warm-up done before the count
+    const calls = vi.spyOn(Buffer.prototype, 'indexOf');
+    try {
+      expect(decodeQuotedPrintable(body)!.length).toBe(300 * 20_000);
+      // One search for CR (none), one for LF per long line.
+      expect(calls.mock.calls.length).toBeLessThanOrEqual(20_001 + 1);
+    } finally {
+      calls.mockRestore();
+    }
   });
 
   it('quotedPrintableSegments: the segments of QuotedPrintableDecoder, made into one buffer (property)', () => {
