@@ -9,6 +9,7 @@ import type { BaseDecision } from '../base/base.ts';
 import { AbsError } from '../errors.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import type { HtmlWarning } from '../html/rewriter.ts';
+import type { OutputRoom } from '../html/stream.ts';
 import { parseContentEncoding } from '../http/content-decoding.ts';
 import { parseContentType } from '../http/content-type.ts';
 import type { RewriteKind } from '../http/content-type.ts';
@@ -23,7 +24,7 @@ import type { ResolverName } from '../uri/types.ts';
 import { dechunk, headerText, headerValues, lastHeader, parseHttpHead } from './http-message.ts';
 import type { HttpHead } from './http-message.ts';
 import { gzipChunkSize } from './gzip-member.ts';
-import { encodeUnit, serializeRecord, sha1Digest, warcDateNow, warcFields } from './writer.ts';
+import { RECORD_END, encodeUnit, serializeRecord, sha1Digest, warcDateNow, warcFields } from './writer.ts';
 
 export interface JobOptions {
   readonly output: 'replace' | 'conversion';
@@ -109,6 +110,11 @@ export interface JobResult {
 /** What buildRecords needs of a rewritten payload besides the job. */
 export interface RewrittenPayload {
   readonly output: Uint8Array;
+  /**
+   * `output` lies in a buffer of its own with free bytes around it (`recordRoom`): its record is written there
+   * (serializeRecord `inRoom`), and a worker thread moves the whole buffer rather than a copy of the output.
+   */
+  readonly inRoom?: boolean | undefined;
   /** The original payload's SHA-1 (base32), after de-chunking, before content decoding. */
   readonly bodyDigest: string;
   readonly notes: readonly string[];
@@ -224,7 +230,7 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
       base = d;
     },
   });
-  const output = await transformWhole(rewriter.transform!, decoded);
+  const output = await transformWhole(rewriter.transform!, decoded, recordRoom(job, head));
   // Without a report only the changed count is used (whether the record is replaced, the summary, the metadata
   // record); the statistics' unchanged and unresolvable are not the report's (a reference with a scheme that
   // does not parse is "unchanged" there, "unresolvable" in a record line), so they are not taken.
@@ -255,10 +261,30 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     after: [],
     newRecordId: job.newIds[0],
     digestKeys,
-    payload: { output, bodyDigest, notes, base: finalBase === null ? null : { url: finalBase.url, source: finalBase.source } },
+    payload: { output, inRoom: true, bodyDigest, notes, base: finalBase === null ? null : { url: finalBase.url, source: finalBase.source } },
   };
   return job.buildLater === true ? result : buildRecords(job, result);
 }
+
+/**
+ * Free bytes to leave around a rewritten payload for its record (transformWhole's `room`): before it, the WARC
+ * header and the HTTP head of the new record; after it, the CRLF CRLF that ends it. The header is the input's
+ * fields with a new id, Content-Length and digests, and the Target-URI percent-encoded (up to 3 bytes a byte:
+ * warcUri); the head is the input's with framing headers renamed and references in Link, Refresh and
+ * Content-Location made absolute, which can lengthen them: twice each, and RECORD_HEAD_ROOM_BYTES for what
+ * comes in anew. A record that does not fit is copied into a buffer of its own as before.
+ */
+function recordRoom(job: RewriteJob, head: HttpHead | null): OutputRoom {
+  let fields = job.protocol.length + 2;
+  for (const [n, v] of job.fields) fields += n.length + v.length + 4;
+  return { before: 3 * fields + 2 * (head?.length ?? 0) + RECORD_HEAD_ROOM_BYTES, after: RECORD_END.length };
+}
+
+/**
+ * The header fields a rewritten record adds or lengthens (ids, two digests, a Content-Length: ~200 bytes) and the
+ * HTTP head's new Content-Length and renamed framing headers (~100), with room to spare.
+ */
+const RECORD_HEAD_ROOM_BYTES = 1024;
 
 /**
  * The records of a rewritten payload (`result.payload`): in `replace` mode the new response (the HTTP head as it
@@ -287,7 +313,7 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
       ['Content-Type', warcContentType(job)],
       ['WARC-Block-Digest', digest],
       ['WARC-Payload-Digest', digest],
-    ], output);
+    ], output, payload.inRoom === true);
     return { ...done, after: [encode(conversion)] };
   }
 
@@ -334,7 +360,7 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
     ['Content-Type', 'application/warc-fields'],
     ['WARC-Block-Digest', sha1Digest(metaBlock)],
   ], metaBlock);
-  return { ...done, replacement: encode(serializeRecord(version, fields, newBlock)), after: [encode(metadata)], replaced: { payloadDigest: newPayloadDigest, payloadLength: output.length } };
+  return { ...done, replacement: encode(serializeRecord(version, fields, newBlock, payload.inRoom === true)), after: [encode(metadata)], replaced: { payloadDigest: newPayloadDigest, payloadLength: output.length } };
 }
 
 /**

@@ -4,6 +4,8 @@ import { constants, crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zli
 import { MAX_SIZED_CHUNK, gzipChunkSize, gzipHeaderLength, inflateMember, outputChunkSize } from './gzip-member.ts';
 import { dechunk, parseHttpHead } from './http-message.ts';
 import { arcDateToWarc, parseArcLine, parseFields } from './record.ts';
+import { PassThrough } from 'node:stream';
+import { transformWhole } from '../html/stream.ts';
 import { base32, encodeUnit, serializeRecord, sha1Digest } from './writer.ts';
 
 describe('base32 (RFC 4648 §10 test vectors) and sha1 digests', () => {
@@ -152,6 +154,27 @@ describe('zlib output chunks sized from the trailer', () => {
         const record = serializeRecord('WARC/1.0', [['WARC-Type', 'response']], pieces);
         expect(record).toEqual(serializeRecord('WARC/1.0', [['WARC-Type', 'response']], Buffer.concat(pieces)));
         expect(encodeUnit(record, true)).toEqual(gzipSync(record, { level: 1 }));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test('a record written in the room around its payload (transformWhole room): the same bytes, the payload not copied when the room is enough', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(payload, { maxLength: 3 }), fc.nat({ max: 600 }), fc.nat({ max: 6 }), async (parts, before, after) => {
+        const output = await transformWhole(new PassThrough(), Buffer.concat(parts), { before, after });
+        expect(output).toEqual(Buffer.concat(parts));
+        expect(output.byteOffset).toBe(before);
+        expect(output.buffer.byteLength).toBe(before + output.length + after);
+        const head = Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n');
+        const fields: Array<[string, string]> = [['WARC-Type', 'response'], ['WARC-Target-URI', 'http://example.com/']];
+        const expected = serializeRecord('WARC/1.0', fields, [head, output]);
+        const record = serializeRecord('WARC/1.0', fields, [head, output], true);
+        expect(record).toEqual(expected);
+        const fits = before >= expected.length - output.length - 4 && after >= 4;
+        expect(record.buffer === output.buffer).toBe(fits);
+        // The payload's own bytes are as they were.
+        expect(output).toEqual(Buffer.concat(parts));
       }),
       { numRuns: 100 },
     );
