@@ -7,6 +7,7 @@ import { arcDateToWarc, parseArcLine, parseFields } from './record.ts';
 import { PassThrough } from 'node:stream';
 import { transformWhole } from '../html/stream.ts';
 import { base32, encodeUnit, serializeRecord, sha1Digest } from './writer.ts';
+import { inflateRawFrom, zlibStreamsSupported } from './zlib-stream.ts';
 
 describe('base32 (RFC 4648 §10 test vectors) and sha1 digests', () => {
   test.each([
@@ -89,6 +90,28 @@ describe('zlib output chunks sized from the trailer', () => {
         expect(inflateMember(bytes, max)).toEqual(reference(bytes, max));
       }),
       { numRuns: 400 },
+    );
+  });
+
+  test('the kept inflate stream (zlib-stream.ts): on this Node it is driven, and gives inflateRawSync\'s results member after member, after corrupt ones too', () => {
+    expect(zlibStreamsSupported()).toBe(true);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(payload, fc.integer({ min: 0, max: 9 }), fc.integer({ min: 64, max: 1 << 17 }), fc.option(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 }))), fc.integer({ min: 64, max: 1 << 17 })), { maxLength: 6 }), (members) => {
+        for (const [data, level, chunk, flip, max] of members) {
+          const raw = Buffer.from(gzipSync(data, { level }));
+          if (flip !== null) raw[10 + (flip[0] % (raw.length - 10))]! ^= flip[1];
+          let expected: unknown;
+          try {
+            const r = inflateRawSync(raw.subarray(10), { info: true, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: chunk, maxOutputLength: max }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+            expected = { data: r.buffer, used: r.engine.bytesWritten };
+          } catch (err) {
+            expected = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? { tooLarge: true } : { error: (err as Error).message };
+          }
+          const actual = inflateRawFrom(raw, 10, max, chunk);
+          expect('error' in actual ? { error: actual.error.message } : actual).toEqual(expected);
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 
