@@ -103,8 +103,23 @@ export interface JobResult {
   readonly digestKeys: string[];
   /** In `replace`, what records that name the original now name: the replacement's payload digest and length. */
   readonly replaced?: { readonly payloadDigest: string; readonly payloadLength: number } | undefined;
-  /** A `lent` job's block, sent back by the worker thread (the job's own view of it is detached by then). */
+  /**
+   * A `lent` job's block, sent back by the worker thread (the job's own view of it is detached by then) when the
+   * record is copied; a rewritten record's records are built from what the reader's thread kept (KeptOriginal).
+   */
   readonly block?: Uint8Array | undefined;
+}
+
+/**
+ * What the reader's thread keeps of a block it lends (RewriteJob `lent`): all buildRecords needs of the original,
+ * so that a rewritten record's block stays in the worker instead of coming back (the bench crawl's 39 MB of
+ * lent blocks adopted again, as external memory, by the reader's thread's heap).
+ */
+export interface KeptOriginal {
+  /** The block's HTTP head (its first bytes up to the empty line), copied; empty for a resource. */
+  readonly head: Buffer;
+  /** `sha1:` of the block when its record has no WARC-Block-Digest (the metadata record names it). */
+  readonly blockDigest: string | undefined;
 }
 
 /** What buildRecords needs of a rewritten payload besides the job. */
@@ -291,10 +306,11 @@ const RECORD_HEAD_ROOM_BYTES = 1024;
  * was, framing headers renamed, new digests) and its metadata record; in `conversion` mode the conversion record.
  * Encoded as the input's unit was.
  */
-export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
+export function buildRecords(job: RewriteJob, result: JobResult, kept?: KeptOriginal): JobResult {
   const { payload } = result;
   if (payload === undefined) return result;
-  const block = Buffer.from(job.block.buffer, job.block.byteOffset, job.block.byteLength);
+  // The head is all of the block read here but for its digest: a lent block's kept head will do.
+  const block = kept?.head ?? Buffer.from(job.block.buffer, job.block.byteOffset, job.block.byteLength);
   const output = Buffer.from(payload.output.buffer, payload.output.byteOffset, payload.output.byteLength);
   const { targetUri, id, date, options } = job;
   const [newId, metadataId] = job.newIds;
@@ -344,7 +360,7 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
   if (!sawPayload) fields.push(['WARC-Payload-Digest', newPayloadDigest]);
   const metaBlock = warcFields([
     ['absolutize-original-record-id', id],
-    ['absolutize-original-block-digest', field(job.fields, 'WARC-Block-Digest') ?? sha1Digest(block)],
+    ['absolutize-original-block-digest', field(job.fields, 'WARC-Block-Digest') ?? kept?.blockDigest ?? sha1Digest(block)],
     ['absolutize-original-payload-digest', field(job.fields, 'WARC-Payload-Digest') ?? payload.bodyDigest],
     ['absolutize-base', payload.base?.url ?? null],
     ['absolutize-base-source', payload.base?.source ?? null],

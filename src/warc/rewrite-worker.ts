@@ -38,8 +38,9 @@ function transferable(result: JobResult, lent: Uint8Array | null): { result: Job
   };
   const payload = result.payload === undefined ? undefined : { ...result.payload, output: result.payload.inRoom === true ? moved(result.payload.output) : own(result.payload.output) };
   const movedResult: JobResult = { ...result, replacement: result.replacement === null ? null : own(result.replacement), after: result.after.map(own), payload };
-  // A lent block goes back as it came: a view of the buffer the reader's thread moved here.
-  if (lent === null) return { result: movedResult, transfer };
+  // A lent block goes back as it came (a view of the buffer the reader's thread moved here) for a record copied;
+  // a rewritten one's records need only what that thread kept (record-job.ts KeptOriginal).
+  if (lent === null || result.action === 'rewritten') return { result: movedResult, transfer };
   if (!transfer.includes(lent.buffer as ArrayBuffer)) transfer.push(lent.buffer as ArrayBuffer);
   return { result: { ...movedResult, block: lent }, transfer };
 }
