@@ -299,8 +299,18 @@ export async function absolutizeHtml(input: Uint8Array | string, options: HtmlSt
   return { output, stats: stream.stats, base: stream.base, encoding: stream.encoding ?? 'windows-1252', warnings, references };
 }
 
-/** Writes all of `input` to a fresh stream and collects everything it outputs: the small-document calls. */
-export async function transformWhole(stream: Transform, input: Uint8Array): Promise<Buffer> {
+/** Free bytes to leave around a whole output (transformWhole): a caller writes what goes before and after it there. */
+export interface OutputRoom {
+  readonly before: number;
+  readonly after: number;
+}
+
+/**
+ * Writes all of `input` to a fresh stream and collects everything it outputs: the small-document calls. With
+ * `room`, the output is joined into a buffer of its own with that many free bytes before and after it (the WARC
+ * rewriter writes the record's head and end there instead of copying the output once more).
+ */
+export async function transformWhole(stream: Transform, input: Uint8Array, room?: OutputRoom): Promise<Buffer> {
   const chunks: Buffer[] = [];
   stream.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<void>((resolve, reject) => {
@@ -309,5 +319,15 @@ export async function transformWhole(stream: Transform, input: Uint8Array): Prom
   });
   stream.end(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
   await done;
-  return Buffer.concat(chunks);
+  if (room === undefined) return Buffer.concat(chunks);
+  let length = 0;
+  for (const c of chunks) length += c.length;
+  // Not from Buffer's pool: the bytes around the output are the caller's to write.
+  const whole = Buffer.allocUnsafeSlow(room.before + length + room.after);
+  let at = room.before;
+  for (const c of chunks) {
+    whole.set(c, at);
+    at += c.length;
+  }
+  return whole.subarray(room.before, at);
 }

@@ -1,13 +1,14 @@
 /**
  * One gzip member (RFC 1952 §2.3) at the start of a buffer: its header is parsed here and its DEFLATE data
- * inflated by node:zlib, which reports how many input bytes the stream took (`engine.bytesWritten`), so the
- * member's exact extent is known and it can be copied byte for byte.
+ * inflated by node:zlib (the thread's kept stream: zlib-stream.ts), which tells how many input bytes the DEFLATE
+ * stream took, so the member's exact extent is known and it can be copied byte for byte.
  *
  * Why not a library: warcio.js exposes no raw member bytes (so nothing can be copied as it was), and Node's own
  * gunzip runs members together. A member is inflated in one call when the buffer holds all of it; the caller
  * offers more bytes (at least twice as many) while it does not.
  */
-import { constants, crc32, inflateRawSync } from 'node:zlib';
+import { crc32 } from 'node:zlib';
+import { inflateRawFrom } from './zlib-stream.ts';
 
 const FTEXT_FHCRC = 0x02;
 const FEXTRA = 0x04;
@@ -51,17 +52,12 @@ export type MemberResult =
 export function inflateMember(bytes: Buffer, maxOutput: number): MemberResult {
   const header = gzipHeaderLength(bytes);
   if (header === null) return { state: 'partial' };
-  let data: Buffer;
-  let used: number;
-  try {
-    // Z_SYNC_FLUSH: a buffer that ends inside the stream gives what it has instead of an error.
-    const r = inflateRawSync(bytes.subarray(header), { info: true, finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: maxOutput, chunkSize: outputChunkSize(bytes, header, maxOutput) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-    data = r.buffer;
-    used = r.engine.bytesWritten;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { state: 'too-large' };
-    return { state: 'corrupt', reason: (err as Error).message };
-  }
+  // Z_SYNC_FLUSH: a buffer that ends inside the stream gives what it has instead of an error.
+  const r = inflateRawFrom(bytes, header, maxOutput, outputChunkSize(bytes, header, maxOutput));
+  if ('tooLarge' in r) return { state: 'too-large' };
+  if ('error' in r) return { state: 'corrupt', reason: r.error.message };
+  let data = r.data;
+  const used = r.used;
   // The DEFLATE stream ended inside the buffer only when bytes are left over; the 8-byte trailer follows it.
   const trailer = header + used;
   if (trailer + 8 > bytes.length) return { state: 'partial' };

@@ -9,6 +9,7 @@ import type { BaseDecision } from '../base/base.ts';
 import { AbsError } from '../errors.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import type { HtmlWarning } from '../html/rewriter.ts';
+import type { OutputRoom } from '../html/stream.ts';
 import { parseContentEncoding } from '../http/content-decoding.ts';
 import { parseContentType } from '../http/content-type.ts';
 import type { RewriteKind } from '../http/content-type.ts';
@@ -23,7 +24,7 @@ import type { ResolverName } from '../uri/types.ts';
 import { dechunk, headerText, headerValues, lastHeader, parseHttpHead } from './http-message.ts';
 import type { HttpHead } from './http-message.ts';
 import { gzipChunkSize } from './gzip-member.ts';
-import { encodeUnit, serializeRecord, sha1Digest, warcDateNow, warcFields } from './writer.ts';
+import { RECORD_END, encodeUnit, serializeRecord, sha1Digest, warcDateNow, warcFields } from './writer.ts';
 
 export interface JobOptions {
   readonly output: 'replace' | 'conversion';
@@ -102,13 +103,33 @@ export interface JobResult {
   readonly digestKeys: string[];
   /** In `replace`, what records that name the original now name: the replacement's payload digest and length. */
   readonly replaced?: { readonly payloadDigest: string; readonly payloadLength: number } | undefined;
-  /** A `lent` job's block, sent back by the worker thread (the job's own view of it is detached by then). */
+  /**
+   * A `lent` job's block, sent back by the worker thread (the job's own view of it is detached by then) when the
+   * record is copied; a rewritten record's records are built from what the reader's thread kept (KeptOriginal).
+   */
   readonly block?: Uint8Array | undefined;
+}
+
+/**
+ * What the reader's thread keeps of a block it lends (RewriteJob `lent`): all buildRecords needs of the original,
+ * so that a rewritten record's block stays in the worker instead of coming back (the bench crawl's 39 MB of
+ * lent blocks adopted again, as external memory, by the reader's thread's heap).
+ */
+export interface KeptOriginal {
+  /** The block's HTTP head (its first bytes up to the empty line), copied; empty for a resource. */
+  readonly head: Buffer;
+  /** `sha1:` of the block when its record has no WARC-Block-Digest (the metadata record names it). */
+  readonly blockDigest: string | undefined;
 }
 
 /** What buildRecords needs of a rewritten payload besides the job. */
 export interface RewrittenPayload {
   readonly output: Uint8Array;
+  /**
+   * `output` lies in a buffer of its own with free bytes around it (`recordRoom`): its record is written there
+   * (serializeRecord `inRoom`), and a worker thread moves the whole buffer rather than a copy of the output.
+   */
+  readonly inRoom?: boolean | undefined;
   /** The original payload's SHA-1 (base32), after de-chunking, before content decoding. */
   readonly bodyDigest: string;
   readonly notes: readonly string[];
@@ -224,7 +245,7 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
       base = d;
     },
   });
-  const output = await transformWhole(rewriter.transform!, decoded);
+  const output = await transformWhole(rewriter.transform!, decoded, recordRoom(job, head));
   // Without a report only the changed count is used (whether the record is replaced, the summary, the metadata
   // record); the statistics' unchanged and unresolvable are not the report's (a reference with a scheme that
   // does not parse is "unchanged" there, "unresolvable" in a record line), so they are not taken.
@@ -255,20 +276,41 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     after: [],
     newRecordId: job.newIds[0],
     digestKeys,
-    payload: { output, bodyDigest, notes, base: finalBase === null ? null : { url: finalBase.url, source: finalBase.source } },
+    payload: { output, inRoom: true, bodyDigest, notes, base: finalBase === null ? null : { url: finalBase.url, source: finalBase.source } },
   };
   return job.buildLater === true ? result : buildRecords(job, result);
 }
+
+/**
+ * Free bytes to leave around a rewritten payload for its record (transformWhole's `room`): before it, the WARC
+ * header and the HTTP head of the new record; after it, the CRLF CRLF that ends it. The header is the input's
+ * fields with a new id, Content-Length and digests, and the Target-URI percent-encoded (up to 3 bytes a byte:
+ * warcUri); the head is the input's with framing headers renamed and references in Link, Refresh and
+ * Content-Location made absolute, which can lengthen them: twice each, and RECORD_HEAD_ROOM_BYTES for what
+ * comes in anew. A record that does not fit is copied into a buffer of its own as before.
+ */
+function recordRoom(job: RewriteJob, head: HttpHead | null): OutputRoom {
+  let fields = job.protocol.length + 2;
+  for (const [n, v] of job.fields) fields += n.length + v.length + 4;
+  return { before: 3 * fields + 2 * (head?.length ?? 0) + RECORD_HEAD_ROOM_BYTES, after: RECORD_END.length };
+}
+
+/**
+ * The header fields a rewritten record adds or lengthens (ids, two digests, a Content-Length: ~200 bytes) and the
+ * HTTP head's new Content-Length and renamed framing headers (~100), with room to spare.
+ */
+const RECORD_HEAD_ROOM_BYTES = 1024;
 
 /**
  * The records of a rewritten payload (`result.payload`): in `replace` mode the new response (the HTTP head as it
  * was, framing headers renamed, new digests) and its metadata record; in `conversion` mode the conversion record.
  * Encoded as the input's unit was.
  */
-export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
+export function buildRecords(job: RewriteJob, result: JobResult, kept?: KeptOriginal): JobResult {
   const { payload } = result;
   if (payload === undefined) return result;
-  const block = Buffer.from(job.block.buffer, job.block.byteOffset, job.block.byteLength);
+  // The head is all of the block read here but for its digest: a lent block's kept head will do.
+  const block = kept?.head ?? Buffer.from(job.block.buffer, job.block.byteOffset, job.block.byteLength);
   const output = Buffer.from(payload.output.buffer, payload.output.byteOffset, payload.output.byteLength);
   const { targetUri, id, date, options } = job;
   const [newId, metadataId] = job.newIds;
@@ -287,7 +329,7 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
       ['Content-Type', warcContentType(job)],
       ['WARC-Block-Digest', digest],
       ['WARC-Payload-Digest', digest],
-    ], output);
+    ], output, payload.inRoom === true);
     return { ...done, after: [encode(conversion)] };
   }
 
@@ -318,7 +360,7 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
   if (!sawPayload) fields.push(['WARC-Payload-Digest', newPayloadDigest]);
   const metaBlock = warcFields([
     ['absolutize-original-record-id', id],
-    ['absolutize-original-block-digest', field(job.fields, 'WARC-Block-Digest') ?? sha1Digest(block)],
+    ['absolutize-original-block-digest', field(job.fields, 'WARC-Block-Digest') ?? kept?.blockDigest ?? sha1Digest(block)],
     ['absolutize-original-payload-digest', field(job.fields, 'WARC-Payload-Digest') ?? payload.bodyDigest],
     ['absolutize-base', payload.base?.url ?? null],
     ['absolutize-base-source', payload.base?.source ?? null],
@@ -334,7 +376,7 @@ export function buildRecords(job: RewriteJob, result: JobResult): JobResult {
     ['Content-Type', 'application/warc-fields'],
     ['WARC-Block-Digest', sha1Digest(metaBlock)],
   ], metaBlock);
-  return { ...done, replacement: encode(serializeRecord(version, fields, newBlock)), after: [encode(metadata)], replaced: { payloadDigest: newPayloadDigest, payloadLength: output.length } };
+  return { ...done, replacement: encode(serializeRecord(version, fields, newBlock, payload.inRoom === true)), after: [encode(metadata)], replaced: { payloadDigest: newPayloadDigest, payloadLength: output.length } };
 }
 
 /**

@@ -22,6 +22,8 @@ const { runRewriteJob } = await import('./record-job.ts');
 /**
  * The result with its byte arrays moved rather than cloned. Only an array that is the whole of its buffer is
  * moved as it is; one that shares its buffer (Buffer's pool, a zlib output chunk) is first copied into its own.
+ * A payload in room of its own (record-job.ts recordRoom) is moved with its whole buffer: its record is written
+ * in the room.
  */
 function transferable(result: JobResult, lent: Uint8Array | null): { result: JobResult; transfer: ArrayBuffer[] } {
   const transfer: ArrayBuffer[] = [];
@@ -30,12 +32,17 @@ function transferable(result: JobResult, lent: Uint8Array | null): { result: Job
     transfer.push(mine.buffer as ArrayBuffer);
     return mine;
   };
-  const payload = result.payload === undefined ? undefined : { ...result.payload, output: own(result.payload.output) };
-  const moved: JobResult = { ...result, replacement: result.replacement === null ? null : own(result.replacement), after: result.after.map(own), payload };
-  // A lent block goes back as it came: a view of the buffer the reader's thread moved here.
-  if (lent === null) return { result: moved, transfer };
+  const moved = (bytes: Uint8Array): Uint8Array => {
+    if (!transfer.includes(bytes.buffer as ArrayBuffer)) transfer.push(bytes.buffer as ArrayBuffer);
+    return bytes;
+  };
+  const payload = result.payload === undefined ? undefined : { ...result.payload, output: result.payload.inRoom === true ? moved(result.payload.output) : own(result.payload.output) };
+  const movedResult: JobResult = { ...result, replacement: result.replacement === null ? null : own(result.replacement), after: result.after.map(own), payload };
+  // A lent block goes back as it came (a view of the buffer the reader's thread moved here) for a record copied;
+  // a rewritten one's records need only what that thread kept (record-job.ts KeptOriginal).
+  if (lent === null || result.action === 'rewritten') return { result: movedResult, transfer };
   if (!transfer.includes(lent.buffer as ArrayBuffer)) transfer.push(lent.buffer as ArrayBuffer);
-  return { result: { ...moved, block: lent }, transfer };
+  return { result: { ...movedResult, block: lent }, transfer };
 }
 
 parentPort!.on('message', (message: { seq: number; job: RewriteJob }) => {

@@ -33,7 +33,7 @@ import { parseHttpHead } from './http-message.ts';
 import { RewritePool } from './pool.ts';
 import { addCounts, buildRecords, headReferences, headerOnlyRecords, rewriteHead, runRewriteJob, warcUri } from './record-job.ts';
 import { routePayload } from './payload-route.ts';
-import type { Counts, JobOptions, JobReference, JobResult, RewriteJob } from './record-job.ts';
+import type { Counts, JobOptions, JobReference, JobResult, KeptOriginal, RewriteJob } from './record-job.ts';
 import { readWarc } from './reader.ts';
 import type { WarcReaderInfo, WarcUnit } from './reader.ts';
 import { field } from './record.ts';
@@ -209,7 +209,7 @@ type Prepared =
       /** The record as read (for ARC input: as converted), to write anew when a reference in it changes. */
       readonly record?: { readonly header: WarcHeader; readonly block: Buffer; readonly compressed: boolean };
     }
-  | { readonly kind: 'job'; readonly warning?: WarcWarning; readonly context: WarcLineContext; readonly type: string | null; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; readonly job: RewriteJob; done: boolean };
+  | { readonly kind: 'job'; readonly warning?: WarcWarning; readonly context: WarcLineContext; readonly type: string | null; readonly status: number | null; readonly contentType: string | null; readonly replacement: Uint8Array | null; readonly result: Promise<JobResult>; readonly job: RewriteJob; readonly kept?: KeptOriginal | undefined; done: boolean };
 
 interface PendingUnit {
   readonly unit: WarcUnit;
@@ -433,6 +433,8 @@ class RecordRewriter {
     // workers are behind used its idle time but cost 25% more CPU: its heap is not sized for the HTML rewriter.)
     const load = this.pool?.load ?? 0;
     const inline = this.pool === null;
+    // ARC input is converted into a record of its own first (the block is still read by `replacement`'s).
+    const lent = !inline && lendable && item.format === 'warc';
     const job: RewriteJob = {
       block: item.block,
       protocol: header.protocol,
@@ -446,11 +448,12 @@ class RecordRewriter {
       newIds: [this.newId(), this.newId()],
       compressed,
       buildLater: !inline && load > 0,
-      // ARC input is converted into a record of its own first (the block is still read by `replacement`'s).
-      lent: !inline && lendable && item.format === 'warc',
+      lent,
       options: this.jobOptions,
     };
-    const prepared: Prepared = { kind: 'job', context, type, status: route.status, contentType: route.contentType, replacement, result: inline ? runRewriteJob(job) : this.pool!.run(job), job, done: false };
+    // What the records need of a lent block, kept before it goes (a rewritten record's block does not come back).
+    const kept: KeptOriginal | undefined = lent ? { head: Buffer.from(item.block.subarray(0, route.http?.length ?? 0)), blockDigest: field(header, 'WARC-Block-Digest') === undefined ? sha1Digest(item.block) : undefined } : undefined;
+    const prepared: Prepared = { kind: 'job', context, type, status: route.status, contentType: route.contentType, replacement, result: inline ? runRewriteJob(job) : this.pool!.run(job), job, kept, done: false };
     prepared.result.then(
       () => (prepared.done = true),
       () => (prepared.done = true),
@@ -496,9 +499,10 @@ class RecordRewriter {
     }
     // A worker's payload: its records are built (digests, serialization, deflate) here, on the reader's thread.
     const result = await p.result;
-    // A lent block is the worker's returned one (the job's view was detached when it was sent).
+    // A lent block is the worker's returned one (the job's view was detached when it was sent); a rewritten
+    // record's comes not back, and its records are built from what was kept of it.
     const job = result.block === undefined ? p.job : { ...p.job, block: result.block };
-    const r = buildRecords(job, result);
+    const r = buildRecords(job, result, p.kept);
     if (p.warning !== undefined) this.warn(p.warning);
     for (const w of r.warnings) this.warn({ ...w, code: w.code as WarningCode, offset, warcRecordId: p.context.warcRecordId ?? undefined });
     if (r.action === 'copied') {

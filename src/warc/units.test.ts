@@ -4,7 +4,10 @@ import { constants, crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zli
 import { MAX_SIZED_CHUNK, gzipChunkSize, gzipHeaderLength, inflateMember, outputChunkSize } from './gzip-member.ts';
 import { dechunk, parseHttpHead } from './http-message.ts';
 import { arcDateToWarc, parseArcLine, parseFields } from './record.ts';
+import { PassThrough } from 'node:stream';
+import { transformWhole } from '../html/stream.ts';
 import { base32, encodeUnit, serializeRecord, sha1Digest } from './writer.ts';
+import { inflateRawFrom, zlibStreamsSupported } from './zlib-stream.ts';
 
 describe('base32 (RFC 4648 §10 test vectors) and sha1 digests', () => {
   test.each([
@@ -90,6 +93,28 @@ describe('zlib output chunks sized from the trailer', () => {
     );
   });
 
+  test('the kept inflate stream (zlib-stream.ts): on this Node it is driven, and gives inflateRawSync\'s results member after member, after corrupt ones too', () => {
+    expect(zlibStreamsSupported()).toBe(true);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(payload, fc.integer({ min: 0, max: 9 }), fc.integer({ min: 64, max: 1 << 17 }), fc.option(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 }))), fc.integer({ min: 64, max: 1 << 17 })), { maxLength: 6 }), (members) => {
+        for (const [data, level, chunk, flip, max] of members) {
+          const raw = Buffer.from(gzipSync(data, { level }));
+          if (flip !== null) raw[10 + (flip[0] % (raw.length - 10))]! ^= flip[1];
+          let expected: unknown;
+          try {
+            const r = inflateRawSync(raw.subarray(10), { info: true, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: chunk, maxOutputLength: max }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+            expected = { data: r.buffer, used: r.engine.bytesWritten };
+          } catch (err) {
+            expected = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? { tooLarge: true } : { error: (err as Error).message };
+          }
+          const actual = inflateRawFrom(raw, 10, max, chunk);
+          expect('error' in actual ? { error: actual.error.message } : actual).toEqual(expected);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test('outputChunkSize is a plausible size or the default, never below zlib\'s minimum', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 4000 }), fc.nat(30), fc.integer({ min: 0, max: 1 << 27 }), (bytes, header, max) => {
@@ -152,6 +177,27 @@ describe('zlib output chunks sized from the trailer', () => {
         const record = serializeRecord('WARC/1.0', [['WARC-Type', 'response']], pieces);
         expect(record).toEqual(serializeRecord('WARC/1.0', [['WARC-Type', 'response']], Buffer.concat(pieces)));
         expect(encodeUnit(record, true)).toEqual(gzipSync(record, { level: 1 }));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test('a record written in the room around its payload (transformWhole room): the same bytes, the payload not copied when the room is enough', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(payload, { maxLength: 3 }), fc.nat({ max: 600 }), fc.nat({ max: 6 }), async (parts, before, after) => {
+        const output = await transformWhole(new PassThrough(), Buffer.concat(parts), { before, after });
+        expect(output).toEqual(Buffer.concat(parts));
+        expect(output.byteOffset).toBe(before);
+        expect(output.buffer.byteLength).toBe(before + output.length + after);
+        const head = Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n');
+        const fields: Array<[string, string]> = [['WARC-Type', 'response'], ['WARC-Target-URI', 'http://example.com/']];
+        const expected = serializeRecord('WARC/1.0', fields, [head, output]);
+        const record = serializeRecord('WARC/1.0', fields, [head, output], true);
+        expect(record).toEqual(expected);
+        const fits = before >= expected.length - output.length - 4 && after >= 4;
+        expect(record.buffer === output.buffer).toBe(fits);
+        // The payload's own bytes are as they were.
+        expect(output).toEqual(Buffer.concat(parts));
       }),
       { numRuns: 100 },
     );
