@@ -10,6 +10,8 @@ const documents: Array<[string, Buffer, HtmlStreamOptions]> = [
   ['windows-1252 by default', Buffer.from('<p>caf\xe9 <a href="x?q=\xe9">x</a>', 'latin1'), base],
   ['utf-16le with its BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<a href="rel.html">\u3042</a>', 'utf16le')]), base],
   ['iso-2022-jp', Buffer.from('<a href="r.html">\x1b$B$"\x1b(B</a>', 'latin1'), { ...base, charset: 'iso-2022-jp' }],
+  // Input bytes the decoder still holds at the end (an escape cut short) come out last, after the raw text.
+  ['iso-2022-jp ending in an escape cut short', Buffer.from('<a href="r.html">\x1b$B$"\x1b(B</a>\x1b$', 'latin1'), { ...base, charset: 'iso-2022-jp' }],
   ['replacement (passed through)', Buffer.from('<a href="r.html">x</a>', 'latin1'), { ...base, charset: 'iso-2022-kr' }],
   ['nothing to rewrite', Buffer.from('<p><a href="http://example.org/abs">x</a></p>', 'latin1'), base],
 ];
@@ -28,8 +30,12 @@ describe('rewriteHtmlBytes: a whole document without a stream', () => {
     });
   }
 
+  it('keeps the held bytes of an escape cut short at the end', () => {
+    expect(rewriteHtmlBytes(documents[4]![1], documents[4]![2]).output!.subarray(-2).toString('latin1')).toBe('\x1b$');
+  });
+
   it('rewrites what it should', () => {
     expect(rewriteHtmlBytes(documents[0]![1], base).output!.toString('utf8')).toContain('href="http://example.com/dir/a%20b.html"');
-    expect(rewriteHtmlBytes(documents[5]![1], base).output).toBeNull();
+    expect(rewriteHtmlBytes(documents[6]![1], base).output).toBeNull();
   });
 });
