@@ -8,7 +8,7 @@
  * The SAX floor, absolutize and the htmlparser2 rewriter run in one process, a worker thread each, rounds
  * alternating (a ratio: the median of the rounds' ratios; see engines.ts), and each round also runs one lxml pass in Python, so that its ratio is
  * paired too; each engine also runs once in a process of its own for its peak memory. A throughput is the best of
- * BENCH_REPEAT rounds (default 5).
+ * BENCH_REPEAT rounds (default 5), after one untimed pass of each engine (its time printed: start-up, not throughput).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -87,6 +87,7 @@ for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], [
     htmlparser2Ratio: number;
     peer?: number;
     peerRatio?: number;
+    warmup: { sax: number; absolutize: number; htmlparser2: number };
   };
   const sax = { ...node([`${here}engines.ts`, 'sax', '1', ...files]), seconds: both.sax };
   const ours = { ...node([`${here}engines.ts`, 'absolutize', '1', ...files]), seconds: both.absolutize };
@@ -103,6 +104,8 @@ for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], [
   say(`  ratio absolutize / SAX no-op (same process, median of ${repeat} paired rounds): ${both.ratio.toFixed(2)}x`);
   say(`  ratio absolutize / htmlparser2 rewriter (median of the same ${repeat} rounds): ${both.htmlparser2Ratio.toFixed(2)}x`);
   if (both.peerRatio !== undefined) say(`  ratio absolutize / lxml (median of the same ${repeat} rounds, lxml a pass in its own process): ${both.peerRatio.toFixed(2)}x`);
+  const w = both.warmup;
+  say(`  first pass of each, before the rounds and not in the ratios: SAX ${w.sax.toFixed(2)} s, absolutize ${w.absolutize.toFixed(2)} s, htmlparser2 ${w.htmlparser2.toFixed(2)} s`);
 }
 
 // MIME and mbox next to Python's email (issue 10): bench/mime.ts.

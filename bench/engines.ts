@@ -4,11 +4,13 @@
  * Prints JSON: { bytes, seconds (best of REPEAT), maxRssKiB }.
  * Or all three in one process (the issue's "run in the same process": the ratios):
  *   node bench/engines.ts both REPEAT FILE...
- * Prints JSON: { bytes, sax, absolutize, htmlparser2, ratio, htmlparser2Ratio }: `sax`, `absolutize` and
+ * Prints JSON: { bytes, sax, absolutize, htmlparser2, ratio, htmlparser2Ratio, warmup }: `sax`, `absolutize` and
  * `htmlparser2` are the best seconds of each (htmlparser2: the forty-line link rewriter a user would write,
  * bench/htmlparser2-rewriter.ts); `ratio` is the median over REPEAT rounds of (SAX seconds / absolutize seconds)
  * of one round, `htmlparser2Ratio` the median of (htmlparser2 rewriter seconds / absolutize seconds): above 1,
- * absolutize is the faster. With BENCH_PEER set (a JSON array: the command of the lxml
+ * absolutize is the faster. `warmup` holds the seconds of each engine's first pass, run before the REPEAT rounds
+ * and left out of them (it compiles the engine's code and grows its heap); `rounds` each round's seconds (SAX,
+ * absolutize, htmlparser2, peer). With BENCH_PEER set (a JSON array: the command of the lxml
  * peer, bench/lxml_links.py, up to its REPEAT argument), each round also runs one pass of the peer in its own
  * process, and the JSON adds { peer, peerRatio }: its best seconds, and the median over rounds of
  * (peer seconds / absolutize seconds). Each engine runs in a worker thread of its own, and the rounds
@@ -91,6 +93,11 @@ if (!isMainThread) {
       return null;
     }
   };
+  // One untimed pass of each first (the peers "at their fastest"): a first pass over the pages compiles each
+  // engine's code and grows its heap (absolutize's first pass took ~4x its later ones, the SAX floor's ~1.5x, and
+  // absolutize's next two paid ~20,000 and ~8,000 page faults of heap growth, ~15 us each on a 2-vCPU VM), which
+  // would put two rounds of five in the median that measure start-up, not throughput. Its seconds are printed.
+  const warmup = { sax: await sax(), absolutize: await ours(), htmlparser2: await h2() };
   const rounds: { sax: number; absolutize: number; htmlparser2: number; peer: { seconds: number } | null }[] = [];
   for (let r = 0; r < repeat; r++) rounds.push({ sax: await sax(), absolutize: await ours(), htmlparser2: await h2(), peer: peer() });
   await Promise.all([sax.end(), ours.end(), h2.end()]);
@@ -105,7 +112,7 @@ if (!isMainThread) {
           peer: Math.min(...withPeer.map((x) => x.peer!.seconds)),
           peerRatio: median(withPeer.map((x) => x.peer!.seconds / x.absolutize)),
         };
-  process.stdout.write(`${JSON.stringify({ bytes: total, sax: best('sax'), absolutize: best('absolutize'), htmlparser2: best('htmlparser2'), ratio, htmlparser2Ratio, ...peerFields })}\n`);
+  process.stdout.write(`${JSON.stringify({ bytes: total, sax: best('sax'), absolutize: best('absolutize'), htmlparser2: best('htmlparser2'), ratio, htmlparser2Ratio, warmup, ...peerFields, rounds: rounds.map((x) => [x.sax, x.absolutize, x.htmlparser2, x.peer?.seconds ?? null]) })}\n`);
 } else {
   let best = Infinity;
   for (let r = 0; r < repeat; r++) best = Math.min(best, await pass(engine!));
