@@ -209,6 +209,23 @@ describe('gaps are kept in metadata records and reading resumes', () => {
     await expect(runWarc([gzipSync(big)], { warcLimits: { maxWarcRecordBytes: 10_000 } })).rejects.toMatchObject({ code: 'ABS_ERR_LIMIT' });
   });
 
+  test('members each under a small maxWarcRecordBytes are read from chunks far larger than it (the limit is the member\'s, not the chunk\'s)', async () => {
+    // The CLI reads in 1 MiB chunks: a window holding many whole members, or the start of one, may be larger
+    // than the limit while every member is within it.
+    const records = await units(PLAIN);
+    const members = records.map((u) => gzipSync(u.raw));
+    const limit = Math.max(...records.map((u) => u.raw.length)) + 1024;
+    const copies = Math.ceil((2 << 20) / members.reduce((n, m) => n + m.length, 0));
+    const input = Buffer.concat(Array.from({ length: copies }, () => members).flat());
+    expect(input.length).toBeGreaterThan(2 << 20);
+    for (const chunks of [[input], [input.subarray(0, 1 << 20), input.subarray(1 << 20)], randomChunks(input, random, 1 << 20)]) {
+      const { output, summary, warnings } = await runWarc(chunks, { warcinfo: false, warcLimits: { maxWarcRecordBytes: limit } });
+      expect(summary.records).toBe(records.length * copies);
+      expect(warnings).toEqual([]);
+      expect(output.length).toBeGreaterThan(0);
+    }
+  });
+
   test('a whole-file gzip (one member, many records) is read, with a warning', async () => {
     const input = gzipSync(PLAIN);
     const { summary, warnings } = await runWarc([input]);
