@@ -87,7 +87,7 @@ for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], [
     htmlparser2Ratio: number;
     peer?: number;
     peerRatio?: number;
-    warmup: { sax: number; absolutize: number; htmlparser2: number };
+    warmup: { sax: number[]; absolutize: number[]; htmlparser2: number[] };
   };
   const sax = { ...node([`${here}engines.ts`, 'sax', '1', ...files]), seconds: both.sax };
   const ours = { ...node([`${here}engines.ts`, 'absolutize', '1', ...files]), seconds: both.absolutize };
@@ -105,7 +105,8 @@ for (const [name, files] of [['htmlparser-benchmark (258 real pages)', pages], [
   say(`  ratio absolutize / htmlparser2 rewriter (median of the same ${repeat} rounds): ${both.htmlparser2Ratio.toFixed(2)}x`);
   if (both.peerRatio !== undefined) say(`  ratio absolutize / lxml (median of the same ${repeat} rounds, lxml a pass in its own process): ${both.peerRatio.toFixed(2)}x`);
   const w = both.warmup;
-  say(`  first pass of each, before the rounds and not in the ratios: SAX ${w.sax.toFixed(2)} s, absolutize ${w.absolutize.toFixed(2)} s, htmlparser2 ${w.htmlparser2.toFixed(2)} s`);
+  const secs = (xs: number[]): string => xs.map((x) => x.toFixed(2)).join(', ');
+  say(`  first passes of each, before the rounds and not in the ratios: SAX ${secs(w.sax)} s; absolutize ${secs(w.absolutize)} s; htmlparser2 ${secs(w.htmlparser2)} s`);
 }
 
 // MIME and mbox next to Python's email (issue 10): bench/mime.ts.

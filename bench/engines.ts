@@ -8,19 +8,24 @@
  * `htmlparser2` are the best seconds of each (htmlparser2: the forty-line link rewriter a user would write,
  * bench/htmlparser2-rewriter.ts); `ratio` is the median over REPEAT rounds of (SAX seconds / absolutize seconds)
  * of one round, `htmlparser2Ratio` the median of (htmlparser2 rewriter seconds / absolutize seconds): above 1,
- * absolutize is the faster. `warmup` holds the seconds of each engine's first pass, run before the REPEAT rounds
- * and left out of them (it compiles the engine's code and grows its heap); `rounds` each round's seconds (SAX,
+ * absolutize is the faster. `warmup` holds the seconds of each engine's first passes (BENCH_WARMUP, default 3),
+ * run before the REPEAT rounds and left out of them (they compile the engine's code and grow its heap); `rounds` each round's seconds (SAX,
  * absolutize, htmlparser2, peer). With BENCH_PEER set (a JSON array: the command of the lxml
- * peer, bench/lxml_links.py, up to its REPEAT argument), each round also runs one pass of the peer in its own
- * process, and the JSON adds { peer, peerRatio }: its best seconds, and the median over rounds of
- * (peer seconds / absolutize seconds). Each engine runs in a worker thread of its own, and the rounds
+ * peer, bench/lxml_links.py, up to its REPEAT argument), each round also runs one pass of the peer in a process
+ * of its own, and the JSON adds { peer, peerRatio }: its best seconds, and the median over rounds of
+ * (peer seconds / absolutize seconds). That process is started once, before the workers, and serves a pass a
+ * round (lxml_links.py with REPEAT 0): a process started between rounds is a fork of this one, and a fork
+ * write-protects every page of the parent for copy-on-write, so that each engine's next pass faulted again on
+ * every heap page it wrote (~10,000 faults, ~15 us each on a 2-vCPU VM: absolutize's passes took 0.45-0.50 s
+ * instead of 0.32-0.36, the SAX floor's ~0.95 s instead of ~0.9; `sleep` started the same way did the same). Each engine runs in a worker thread of its own, and the rounds
  * alternate between them, so that both see the same machine (a shared VM's speed drifts by ±20% over minutes,
  * which a ratio of passes minutes apart would carry) while each keeps V8 state of its own: absolutize adapts
  * parse5's Tokenizer per instance (src/html/tokenizer-driver.ts), and in one V8 isolate, once both kinds of
  * instance have run, the code of the shared Tokenizer methods is slower for both (measured: the SAX floor ~10%
  * slower after absolutize had run), which would skew the ratio one way or the other.
  */
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { SAXParser } from 'parse5-sax-parser';
@@ -70,6 +75,35 @@ function worker(name: string): (() => Promise<number>) & { end(): Promise<number
   return Object.assign(run, { end: () => w.terminate() });
 }
 
+/**
+ * The lxml peer as one process serving a pass a round (lxml_links.py with REPEAT 0); `pass` gives null when it
+ * cannot run (lxml not installed: the process has ended).
+ */
+function peerServer(command: string[] | null): { pass(): Promise<{ seconds: number } | null>; end(): Promise<void> } {
+  if (command === null) return { pass: async () => null, end: async () => {} };
+  const child = spawn(command[0]!, [...command.slice(1), '0', ...files], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  let alive = true;
+  child.on('error', () => (alive = false));
+  child.stdin.on('error', () => (alive = false));
+  return {
+    async pass() {
+      if (!alive) return null;
+      child.stdin.write('pass\n');
+      const line = await lines.next();
+      if (line.done === true) {
+        alive = false;
+        return null;
+      }
+      return JSON.parse(line.value) as { seconds: number };
+    },
+    async end() {
+      child.stdin.end();
+      if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('close', resolve));
+    },
+  };
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -80,27 +114,26 @@ if (!isMainThread) {
     void pass(engine!).then((seconds) => parentPort!.postMessage(seconds));
   });
 } else if (engine === 'both') {
+  // The peer's process first, while this one is small (a fork's copy-on-write: above).
+  const peer = peerServer(process.env['BENCH_PEER'] === undefined ? null : (JSON.parse(process.env['BENCH_PEER']) as string[]));
   const sax = worker('sax');
   const ours = worker('absolutize');
   const h2 = worker('htmlparser2');
-  const peerCommand = process.env['BENCH_PEER'] === undefined ? null : (JSON.parse(process.env['BENCH_PEER']) as string[]);
-  /** One pass of the peer, or null when it cannot run (lxml not installed). */
-  const peer = (): { seconds: number } | null => {
-    if (peerCommand === null) return null;
-    try {
-      return JSON.parse(execFileSync(peerCommand[0]!, [...peerCommand.slice(1), '1', ...files], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'pipe'] })) as { seconds: number };
-    } catch {
-      return null;
-    }
-  };
-  // One untimed pass of each first (the peers "at their fastest"): a first pass over the pages compiles each
-  // engine's code and grows its heap (absolutize's first pass took ~4x its later ones, the SAX floor's ~1.5x, and
-  // absolutize's next two paid ~20,000 and ~8,000 page faults of heap growth, ~15 us each on a 2-vCPU VM), which
-  // would put two rounds of five in the median that measure start-up, not throughput. Its seconds are printed.
-  const warmup = { sax: await sax(), absolutize: await ours(), htmlparser2: await h2() };
+  // Untimed passes of each first, alternating as the rounds do (the peers "at their fastest"): an engine's first
+  // pass over the pages compiles its code and grows its heap (absolutize's first took ~4x its later ones, the SAX
+  // floor's ~1.5x), and absolutize's heap goes on growing through the next two (~18,000 and ~14,000 page faults,
+  // ~15 us each on a 2-vCPU VM; ~100 from the fourth on), so that with one such pass two rounds of five measured
+  // start-up, not throughput. Their seconds are printed.
+  const warmupPasses = Number(process.env['BENCH_WARMUP'] ?? 3);
+  const warmup = { sax: [] as number[], absolutize: [] as number[], htmlparser2: [] as number[] };
+  for (let r = 0; r < warmupPasses; r++) {
+    warmup.sax.push(await sax());
+    warmup.absolutize.push(await ours());
+    warmup.htmlparser2.push(await h2());
+  }
   const rounds: { sax: number; absolutize: number; htmlparser2: number; peer: { seconds: number } | null }[] = [];
-  for (let r = 0; r < repeat; r++) rounds.push({ sax: await sax(), absolutize: await ours(), htmlparser2: await h2(), peer: peer() });
-  await Promise.all([sax.end(), ours.end(), h2.end()]);
+  for (let r = 0; r < repeat; r++) rounds.push({ sax: await sax(), absolutize: await ours(), htmlparser2: await h2(), peer: await peer.pass() });
+  await Promise.all([sax.end(), ours.end(), h2.end(), peer.end()]);
   const best = (k: 'sax' | 'absolutize' | 'htmlparser2'): number => Math.min(...rounds.map((x) => x[k]));
   const ratio = median(rounds.map((x) => x.sax / x.absolutize));
   const htmlparser2Ratio = median(rounds.map((x) => x.htmlparser2 / x.absolutize));
