@@ -24,7 +24,7 @@ import type { AtomicFile, LinkSink } from './atomic-file.ts';
 import { EXIT_INPUT, EXIT_OK, report } from './io.ts';
 import type { CliIo } from './io.ts';
 import { parseCommandLine, parseResolverName, validateEncodingLabel } from './options.ts';
-import { configureReporter, reporterOf } from './reporter.ts';
+import { configureReporter, reporterOf, thousands } from './reporter.ts';
 import { progressText } from './progress.ts';
 import { FETCH_OPTIONS, WARC_OPTIONS } from './usage.ts';
 
@@ -235,7 +235,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   const n = await records();
   if (n > 1) {
     const seconds = (performance.now() - started) / 1000;
-    io.stderr.write(`absolutize: ${n.toLocaleString('en-US')} ${type === 'mbox' ? 'messages' : 'documents'}, ${(await rewritten()).toLocaleString('en-US')} references rewritten, ${warnings.toLocaleString('en-US')} warning${warnings === 1 ? '' : 's'} in ${seconds.toFixed(1)} s\n`);
+    io.stderr.write(`absolutize: ${thousands(n)} ${type === 'mbox' ? 'messages' : 'documents'}, ${thousands(await rewritten())} references rewritten, ${thousands(warnings)} warning${warnings === 1 ? '' : 's'} in ${seconds.toFixed(1)} s\n`);
   }
   if (values.type === 'auto' && type === 'html') {
     const hint = typeHint(documentName, prefix.prefix, await rewritten());

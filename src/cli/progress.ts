@@ -5,7 +5,7 @@
  * PROGRESS_DELAY_MS, not at all under --quiet, and erased when the run ends.
  */
 import type { CliIo } from './io.ts';
-import { reporterOf } from './reporter.ts';
+import { reporterOf, thousands } from './reporter.ts';
 
 export interface Progress {
   /** Redraws the line. */
@@ -73,7 +73,7 @@ export function progressText(f: ProgressFigures): string {
   const seconds = Math.max(0.001, (performance.now() - f.started) / 1000);
   const rate = f.bytes / seconds;
   const parts: string[] = [];
-  if (f.count !== undefined) parts.push(`${f.count.n.toLocaleString('en-US')}${f.count.of != null ? `/${f.count.of.toLocaleString('en-US')}` : ''} ${f.count.noun}`);
+  if (f.count !== undefined) parts.push(`${thousands(f.count.n)}${f.count.of != null ? `/${thousands(f.count.of)}` : ''} ${f.count.noun}`);
   if (f.total !== null && f.total > 0) {
     parts.push(`${megabytes(f.bytes)} of ${megabytes(f.total)} (${Math.min(100, Math.floor((100 * f.bytes) / f.total))}%)`);
   } else parts.push(megabytes(f.bytes));

@@ -122,9 +122,9 @@ export class Reporter {
     if (held.length > 0 && !this.options.quiet) {
       const where = this.warningsOut === null ? '--warnings FILE writes every one' : `every one is in ${this.options.warningsFile}`;
       for (const [code, n] of this.counts) {
-        this.write(`absolutize: [${code}] ${n.toLocaleString('en-US')} warning${n === 1 ? '' : 's'}${n > WARNINGS_SHOWN_PER_CODE ? `, the first ${WARNINGS_SHOWN_PER_CODE} shown` : ''}\n`);
+        this.write(`absolutize: [${code}] ${thousands(n)} warning${n === 1 ? '' : 's'}${n > WARNINGS_SHOWN_PER_CODE ? `, the first ${WARNINGS_SHOWN_PER_CODE} shown` : ''}\n`);
       }
-      this.write(`absolutize: ${this.warnings.toLocaleString('en-US')} warnings in all (${where})\n`);
+      this.write(`absolutize: ${thousands(this.warnings)} warnings in all (${where})\n`);
     }
     if (this.warningsOut !== null) {
       const out = this.warningsOut;
@@ -197,4 +197,15 @@ export function reporterOf(io: CliIo): Reporter | undefined {
 /** Sets --quiet and --warnings FILE for this run (a no-op where standard error is not a reporter). */
 export function configureReporter(io: CliIo, values: { quiet?: boolean | undefined; warnings?: string | undefined }): void {
   reporterOf(io)?.configure({ quiet: values.quiet === true, warningsFile: values.warnings ?? null });
+}
+
+/**
+ * An integer with thousands separators, as `toLocaleString('en-US')` writes it (`1,204`), without ICU: the first
+ * `toLocaleString` of a process loads ICU's locale data, ~26 ms of CPU, once a run.
+ */
+export function thousands(n: number): string {
+  const digits = String(Math.trunc(Math.abs(n)));
+  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return n < 0 ? `-${out}` : out;
 }

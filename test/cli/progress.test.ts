@@ -152,3 +152,10 @@ describe('standard error not a terminal', () => {
     expect(mbox.stderr).toMatch(/^absolutize: 2 messages, 0 references rewritten, 0 warnings in \d+\.\d s\n$/);
   });
 });
+
+describe('thousands separators without ICU', () => {
+  it('writes integers as toLocaleString("en-US") does', async () => {
+    const { thousands } = await import('../../src/cli/reporter.ts');
+    for (const n of [0, 7, 999, 1000, 1204, 99_999, 100_000, 1_234_567, -1234, 2 ** 53 - 1]) expect(thousands(n)).toBe(n.toLocaleString('en-US'));
+  });
+});
