@@ -6,9 +6,11 @@
  * - corpora: the 258 real pages of htmlparser-benchmark, and one generated link-dense document;
  * - streaming: a generated document of BENCH_STREAM_MB (default 1024) through the stream, peak RSS.
  * The SAX floor, absolutize and the htmlparser2 rewriter run in one process, a worker thread each, rounds
- * alternating (a ratio: the median of the rounds' ratios; see engines.ts), and each round also runs one lxml pass in Python, so that its ratio is
- * paired too; each engine also runs once in a process of its own for its peak memory. A throughput is the best of
- * BENCH_REPEAT rounds (default 5), after one untimed pass of each engine (its time printed: start-up, not throughput).
+ * alternating (a ratio: the median of the rounds' ratios; see engines.ts), and each round also runs one lxml pass in
+ * Python (one process started before the engines, serving a pass a round), so that its ratio is paired too; each
+ * engine also runs once in a process of its own for its peak memory. A throughput is the best of BENCH_REPEAT rounds
+ * (default 5), after BENCH_WARMUP untimed passes of each engine (default 3; their times printed: start-up and heap
+ * growth, not throughput).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
