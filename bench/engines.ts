@@ -9,17 +9,18 @@
  * bench/htmlparser2-rewriter.ts); `ratio` is the median over REPEAT rounds of (SAX seconds / absolutize seconds)
  * of one round, `htmlparser2Ratio` the median of (htmlparser2 rewriter seconds / absolutize seconds): above 1,
  * absolutize is the faster. `warmup` holds the seconds of each engine's first passes (BENCH_WARMUP, default 3),
- * run before the REPEAT rounds and left out of them (they compile the engine's code and grow its heap); `rounds` each round's seconds (SAX,
- * absolutize, htmlparser2, peer). With BENCH_PEER set (a JSON array: the command of the lxml
+ * run before the REPEAT rounds and left out of them (they compile the engine's code and grow its heap); `rounds`
+ * each round's seconds (SAX, absolutize, htmlparser2, peer). With BENCH_PEER set (a JSON array: the command of the lxml
  * peer, bench/lxml_links.py, up to its REPEAT argument), each round also runs one pass of the peer in a process
  * of its own, and the JSON adds { peer, peerRatio }: its best seconds, and the median over rounds of
  * (peer seconds / absolutize seconds). That process is started once, before the workers, and serves a pass a
  * round (lxml_links.py with REPEAT 0): a process started between rounds is a fork of this one, and a fork
  * write-protects every page of the parent for copy-on-write, so that each engine's next pass faulted again on
- * every heap page it wrote (~10,000 faults, ~15 us each on a 2-vCPU VM: absolutize's passes took 0.45-0.50 s
- * instead of 0.32-0.36, the SAX floor's ~0.95 s instead of ~0.9; `sleep` started the same way did the same). Each engine runs in a worker thread of its own, and the rounds
- * alternate between them, so that both see the same machine (a shared VM's speed drifts by ±20% over minutes,
- * which a ratio of passes minutes apart would carry) while each keeps V8 state of its own: absolutize adapts
+ * every heap page it wrote (~10,000 faults, ~15 us each on a 2-vCPU VM: absolutize's passes took 0.44-0.51 s
+ * instead of 0.32-0.37; `sleep` started the same way did the same, a timer did not).
+ * Each engine runs in a worker thread of its own, and the rounds alternate between them, so that both see the
+ * same machine (a shared VM's speed drifts by ±20% over minutes, which a ratio of passes minutes apart would
+ * carry) while each keeps V8 state of its own: absolutize adapts
  * parse5's Tokenizer per instance (src/html/tokenizer-driver.ts), and in one V8 isolate, once both kinds of
  * instance have run, the code of the shared Tokenizer methods is slower for both (measured: the SAX floor ~10%
  * slower after absolutize had run), which would skew the ratio one way or the other.
@@ -77,7 +78,7 @@ function worker(name: string): (() => Promise<number>) & { end(): Promise<number
 
 /**
  * The lxml peer as one process serving a pass a round (lxml_links.py with REPEAT 0); `pass` gives null when it
- * cannot run (lxml not installed: the process has ended).
+ * cannot run (lxml not installed: the process has ended) or answers with something else than its JSON line.
  */
 function peerServer(command: string[] | null): { pass(): Promise<{ seconds: number } | null>; end(): Promise<void> } {
   if (command === null) return { pass: async () => null, end: async () => {} };
@@ -95,7 +96,11 @@ function peerServer(command: string[] | null): { pass(): Promise<{ seconds: numb
         alive = false;
         return null;
       }
-      return JSON.parse(line.value) as { seconds: number };
+      try {
+        return JSON.parse(line.value) as { seconds: number };
+      } catch {
+        return null;
+      }
     },
     async end() {
       child.stdin.end();
@@ -122,8 +127,8 @@ if (!isMainThread) {
   // Untimed passes of each first, alternating as the rounds do (the peers "at their fastest"): an engine's first
   // pass over the pages compiles its code and grows its heap (absolutize's first took ~4x its later ones, the SAX
   // floor's ~1.5x), and absolutize's heap goes on growing through the next two (~18,000 and ~14,000 page faults,
-  // ~15 us each on a 2-vCPU VM; ~100 from the fourth on), so that with one such pass two rounds of five measured
-  // start-up, not throughput. Their seconds are printed.
+  // ~15 us each on a 2-vCPU VM; a few hundred at most from the fourth on), so that with one such pass two rounds
+  // of five measured start-up, not throughput. Their seconds are printed.
   const warmupPasses = Number(process.env['BENCH_WARMUP'] ?? 3);
   const warmup = { sax: [] as number[], absolutize: [] as number[], htmlparser2: [] as number[] };
   for (let r = 0; r < warmupPasses; r++) {
