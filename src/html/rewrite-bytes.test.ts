@@ -16,6 +16,61 @@ const documents: Array<[string, Buffer, HtmlStreamOptions]> = [
   ['nothing to rewrite', Buffer.from('<p><a href="http://example.org/abs">x</a></p>', 'latin1'), base],
 ];
 
+/** The stream's own output: the document written in `chunk`-byte pieces, every chunk it pushes collected. */
+async function viaStream(input: Buffer, options: HtmlStreamOptions, chunk = input.length || 1): Promise<Buffer> {
+  const stream = createHtmlRewriter(options);
+  const out: Buffer[] = [];
+  stream.on('data', (c: Buffer) => out.push(c));
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  for (let i = 0; i < input.length; i += chunk) stream.write(input.subarray(i, i + chunk));
+  stream.end();
+  await done;
+  return Buffer.concat(out);
+}
+
+describe('transformWhole of an HTML stream: the document rewritten whole, without the stream', () => {
+  // Output several times longer than the input: short relative references under a long base.
+  const growing: [string, Buffer, HtmlStreamOptions] = ['output longer than its first buffer', Buffer.from('<a href=a>x</a>'.repeat(2000), 'latin1'), { retrieval: { url: `http://example.com/${'d/'.repeat(100)}page.html` } }];
+  for (const [name, input, options] of [...documents, growing]) {
+    it(`${name}: the stream's bytes, whole and byte by byte; with room, in place`, async () => {
+      const expected = await viaStream(input, options);
+      expect((await viaStream(input, options, 1)).equals(expected)).toBe(true);
+      const whole = await transformWhole(createHtmlRewriter(options), input);
+      expect(whole.equals(expected)).toBe(true);
+      const roomy = await transformWhole(createHtmlRewriter(options), input, { before: 100, after: 7 });
+      expect(roomy.equals(expected)).toBe(true);
+      expect(roomy.byteOffset).toBe(100);
+      expect(roomy.buffer.byteLength).toBeGreaterThanOrEqual(100 + roomy.length + 7);
+    });
+  }
+
+  it('leaves the statistics, base and encoding on the stream as the stream does', async () => {
+    const whole = createHtmlRewriter(base);
+    await transformWhole(whole, documents[0]![1]);
+    const streamed = createHtmlRewriter(base);
+    streamed.resume();
+    const ended = new Promise((resolve) => streamed.on('end', resolve));
+    streamed.end(documents[0]![1]);
+    await ended;
+    expect(whole.stats).toEqual(streamed.stats);
+    expect(whole.stats.rewritten).toBe(2);
+    expect(whole.base).toEqual(streamed.base);
+    expect(whole.encoding).toBe(streamed.encoding);
+  });
+
+  it('rejects with the error of a listener that throws, as the stream does', async () => {
+    const options: HtmlStreamOptions = { ...base, onReference: () => {
+      throw new Error('listener failed');
+    } };
+    const input = Buffer.from('<a href="a.html">x</a>');
+    await expect(viaStream(input, options)).rejects.toThrow('listener failed');
+    await expect(transformWhole(createHtmlRewriter(options), input)).rejects.toThrow('listener failed');
+  });
+});
+
 describe('rewriteHtmlBytes: a whole document without a stream', () => {
   for (const [name, input, options] of documents) {
     it(`${name}: the stream's output when a reference was rewritten, else null and the stream's output is the input`, async () => {
