@@ -238,6 +238,8 @@ export class HtmlRewriteCore implements DriverHandler {
   private readonly lookupOptions: { readonly lazyLoad: boolean };
   private readonly codec: RawCodec;
   private readonly sink: (raw: string) => void;
+  /** Whether `sink` takes the output piece by piece (the constructor). */
+  private readonly piecewise: boolean;
   private readonly driver: TokenizerEngine;
   private readonly depth: number;
 
@@ -297,13 +299,20 @@ export class HtmlRewriteCore implements DriverHandler {
   private readonly plannedKeys: string[] = [];
   private appletBase: string | null | undefined;
 
-  constructor(options: HtmlRewriteOptions, codec: RawCodec, sink: (raw: string) => void, internal: { depth?: number; recordEdits?: boolean; /** parse5's tokenizer instead of the fast one: the reference in tests. */ tokenizer?: 'fast' | 'parse5' } = {}) {
+  /**
+   * `sink` hears the raw output in order. With `internal.piecewise` it hears it in the pieces it is made of (the
+   * input's text between edits, and each edit's text) rather than one string a flush: for a sink that copies
+   * each into place (a whole document's output buffer, stream.ts), the joined string was garbage made to be
+   * copied once and dropped.
+   */
+  constructor(options: HtmlRewriteOptions, codec: RawCodec, sink: (raw: string) => void, internal: { depth?: number; recordEdits?: boolean; /** parse5's tokenizer instead of the fast one: the reference in tests. */ tokenizer?: 'fast' | 'parse5'; piecewise?: boolean } = {}) {
     this.options = options;
     this.resolver = options.resolver ?? browserResolver;
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.lookupOptions = { lazyLoad: options.lazyLoad === true };
     this.codec = codec;
     this.sink = sink;
+    this.piecewise = internal.piecewise === true;
     this.depth = internal.depth ?? 0;
     this.recordedEdits = internal.recordEdits === true ? [] : null;
     this.driver = internal.tokenizer === 'parse5' ? new TokenizerDriver(this) : new FastTokenizerDriver(this);
@@ -1158,8 +1167,14 @@ export class HtmlRewriteCore implements DriverHandler {
       for (let i = 0; i < count; i++) [starts[i], ends[i], texts[i]] = sorted[i]!;
       this.editsUnsorted = false;
     }
+    const piecewise = this.piecewise;
     while (applied < count && starts[applied]! < upTo) {
-      out += this.buf.slice(cursor - this.bufStart, starts[applied]! - this.bufStart) + texts[applied]!;
+      const before = this.buf.slice(cursor - this.bufStart, starts[applied]! - this.bufStart);
+      if (!piecewise) out += before + texts[applied]!;
+      else {
+        if (before.length > 0) this.sink(before);
+        if (texts[applied]!.length > 0) this.sink(texts[applied]!);
+      }
       cursor = ends[applied]!;
       applied++;
     }

@@ -55,6 +55,9 @@ class HtmlBytesRewriter {
   base: BaseDecision | null = null;
   encoding: string | null = null;
 
+  /** Whether the output may come in many small pieces (HtmlRewriteCore's `piecewise`): set before the first write. */
+  piecewise = false;
+
   private readonly options: HtmlStreamOptions;
   private readonly out: HtmlOutput;
   private core: HtmlRewriteCore | null = null;
@@ -170,7 +173,7 @@ class HtmlBytesRewriter {
     const transcoder = transcoderFor(sniffed.encoding);
     this.transcoder = transcoder;
     const out = this.out;
-    this.core = new HtmlRewriteCore({ ...this.options, encoding: transcoder.queryEncoding }, transcoder.codec, (raw) => out.raw(raw));
+    this.core = new HtmlRewriteCore({ ...this.options, encoding: transcoder.queryEncoding }, transcoder.codec, (raw) => out.raw(raw), { piecewise: this.piecewise });
     if (sniffed.bomLength > 0) out.bytes(first.subarray(0, sniffed.bomLength));
     const rest = first.subarray(sniffed.bomLength);
     if (rest.length > 0) this.feed(rest);
@@ -223,6 +226,7 @@ export class HtmlRewriterStream extends Transform {
   rewriteWhole(input: Uint8Array, room?: OutputRoom): Buffer {
     const whole = new WholeOutput(input.byteLength, room);
     this.whole = whole;
+    this.rewriter.piecewise = true;
     this.rewriter.write(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
     this.rewriter.end();
     this.whole = null;
