@@ -467,6 +467,15 @@ function keepToken(token: Token.TagToken): void {
 }
 
 /**
+ * A tag's attribute locations (parse5's `location.attrs`), keyed by name: a fast object, properties added one by
+ * one, and nothing inherited, since its prototype has none (no name such as "constructor" or "__proto__" finds
+ * anything it was not given). NOTE: not `Object.create(null)`, which makes a dictionary-mode object: 45 of the
+ * 688 MB allocated rewriting the 258 real pages three times (the sampling heap profiler, every object).
+ */
+const AttrLocations = function AttrLocations() {} as unknown as new () => Record<string, Token.Location>;
+AttrLocations.prototype = Object.create(null) as object;
+
+/**
  * parse5's location of a token or attribute, whose lines and columns are counted when first read: the start's
  * line and column, and the end's, of the character before `endOffset` plus `endShift` (1 for a token, whose end
  * is after its last character; 0 for an attribute, whose end is the character after it, and for EOF). Columns
@@ -907,7 +916,7 @@ export class FastTokenizerDriver implements TokenizerEngine {
     const base = this.base;
     const location = new SourceLocation(this.lines, base + lt, base + i + 1, 1);
     if (kept > 0) {
-      const attrLocations = Object.create(null) as Record<string, Token.Location>;
+      const attrLocations = new AttrLocations();
       for (let k = 0; k < kept; k++) attrLocations[SCRATCH_KEPT_NAMES[k]!] = new SourceLocation(this.lines, base + SCRATCH_KEPT_AT[2 * k]!, base + SCRATCH_KEPT_AT[2 * k + 1]!, 0);
       location.attrs = attrLocations;
     }
