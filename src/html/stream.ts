@@ -386,7 +386,8 @@ class WholeOutput {
 /**
  * Writes all of `input` to a fresh stream and collects everything it outputs: the small-document calls. With
  * `room`, the output is joined into a buffer of its own with that many free bytes before and after it (the WARC
- * rewriter writes the record's head and end there instead of copying the output once more).
+ * rewriter writes the record's head and end there instead of copying the output once more). An HTML stream rewrites
+ * the document without its stream machinery (HtmlRewriterStream.rewriteWhole): the same bytes.
  */
 export async function transformWhole(stream: Transform, input: Uint8Array, room?: OutputRoom): Promise<Buffer> {
   if (stream instanceof HtmlRewriterStream) return stream.rewriteWhole(input, room);
