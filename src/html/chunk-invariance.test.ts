@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CHUNK_SEED, feedChunks, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { differentialCorpus } from '../../test/helpers/tree-differential.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
+import { createHtmlRewriter, transformWhole } from './stream.ts';
 import type { HtmlStreamOptions } from './stream.ts';
 
 const DOCS = Number(process.env['CHUNK_DOCS'] ?? 600);
@@ -15,6 +16,13 @@ const DOCS = Number(process.env['CHUNK_DOCS'] ?? 600);
 async function run(chunks: Buffer[], options: HtmlStreamOptions): Promise<{ output: string; warnings: string[] }> {
   const warnings: string[] = [];
   const output = await feedChunks(chunks, { ...options, onWarning: (w) => warnings.push(w.code) });
+  return { output: output.toString('latin1'), warnings };
+}
+
+/** The document rewritten whole, without the stream (transformWhole: what the WARC worker and MIME parts use). */
+async function runWhole(doc: Buffer, options: HtmlStreamOptions): Promise<{ output: string; warnings: string[] }> {
+  const warnings: string[] = [];
+  const output = await transformWhole(createHtmlRewriter({ ...options, onWarning: (w) => warnings.push(w.code) }), doc);
   return { output: output.toString('latin1'), warnings };
 }
 
@@ -37,6 +45,7 @@ describe('chunk invariance', () => {
       const randomly = await run(randomChunks(doc, random, 1 + Math.floor(random() * 40)), options);
       expect(bytes, `1-byte chunks of ${JSON.stringify(text)}`).toEqual(whole);
       expect(randomly, `random chunks of ${JSON.stringify(text)}`).toEqual(whole);
+      expect(await runWhole(doc, options), `transformWhole of ${JSON.stringify(text)}`).toEqual(whole);
       checked++;
     }
     expect(checked).toBe(DOCS);
@@ -49,15 +58,18 @@ describe('chunk invariance', () => {
     const under = Buffer.from(`<p>${comment(600_000)}<a href="a1">${comment(600_000)}<a href="a2">${comment(600_000)}<a href="a3">`);
     const random = seededRandom(CHUNK_SEED);
     const runs = [[under], pieces(under, 65536), pieces(under, 10_000), pieces(under, 4096), randomChunks(under, random, 5000)];
-    for (const chunks of runs) {
-      const r = await run(chunks, options);
+    const underResults = [await runWhole(under, options)];
+    for (const chunks of runs) underResults.push(await run(chunks, options));
+    for (const r of underResults) {
       expect(r.warnings).toEqual([]);
       expect(r.output.match(/http:\/\/h\/d\/a\d/g)).toEqual(['http://h/d/a1', 'http://h/d/a2', 'http://h/d/a3']);
     }
     // One comment over the limit: rewriting stops at it, whatever the chunks.
     const over = Buffer.from(`<p>${comment(600_000)}<a href="a1">${comment(1_200_000)}<a href="a2">${comment(600_000)}<a href="a3">`);
-    for (const chunks of [[over], pieces(over, 65536), pieces(over, 10_000), pieces(over, 777)]) {
-      const r = await run(chunks, options);
+    const overRuns = [[over], pieces(over, 65536), pieces(over, 10_000), pieces(over, 777)];
+    const overResults = [await runWhole(over, options)];
+    for (const chunks of overRuns) overResults.push(await run(chunks, options));
+    for (const r of overResults) {
       expect(r.warnings).toEqual(['token-limit']);
       expect(r.output.match(/http:\/\/h\/d\/a\d/g)).toEqual(['http://h/d/a1']);
       expect(r.output.length).toBe(over.length + 'http://h/d/'.length);

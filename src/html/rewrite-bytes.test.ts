@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { CHUNK_SEED, chunkings, feedChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { createHtmlRewriter, rewriteHtmlBytes, transformWhole } from './stream.ts';
 import type { HtmlStreamOptions } from './stream.ts';
 
@@ -17,28 +18,43 @@ const documents: Array<[string, Buffer, HtmlStreamOptions]> = [
   ['nothing to rewrite', Buffer.from('<p><a href="http://example.org/abs">x</a></p>', 'latin1'), base],
 ];
 
-/** The stream's own output: the document written in `chunk`-byte pieces, every chunk it pushes collected. */
-async function viaStream(input: Buffer, options: HtmlStreamOptions, chunk = input.length || 1): Promise<Buffer> {
-  const stream = createHtmlRewriter(options);
-  const out: Buffer[] = [];
-  stream.on('data', (c: Buffer) => out.push(c));
-  const done = new Promise<void>((resolve, reject) => {
-    stream.on('end', resolve);
-    stream.on('error', reject);
-  });
-  for (let i = 0; i < input.length; i += chunk) stream.write(input.subarray(i, i + chunk));
-  stream.end();
-  await done;
-  return Buffer.concat(out);
+/** The stream's own output, the document fed in `size`-byte pieces (the whole of it by default). */
+function viaStream(input: Buffer, options: HtmlStreamOptions, size = input.length || 1): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < input.length; i += size) chunks.push(input.subarray(i, i + size));
+  return feedChunks(chunks, options);
+}
+
+/**
+ * Documents whose raw text is not latin1, edits beside astral characters (a surrogate pair in UTF-16, JIS X 0208
+ * in ISO-2022-JP): the whole document's output is converted piece by piece, the stream's a flush at a time.
+ */
+function nonLatin1Documents(): Array<[string, Buffer, HtmlStreamOptions]> {
+  const random = seededRandom(CHUNK_SEED);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const text = (): string => Array.from({ length: 1 + Math.floor(random() * 5) }, () => pick(['\u{1F600}', '\u3042', 'a', ' ', '\u{20BB7}', '&amp;', '\u00e9'])).join('');
+  let html = '<!doctype html><title>\u{1F600}</title>';
+  for (let i = 0; i < 60; i++) html += pick([`<a href="${text()}/p${i}.html">${text()}</a>`, `<img src='i${i}.png?q=${text()}' alt="${text()}">`, `<p>${text()}</p>`, `<a href=#${text()}>x</a>`]);
+  const utf16 = (bigEndian: boolean): Buffer => {
+    const b = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(html, 'utf16le')]);
+    return bigEndian ? b.swap16() : b;
+  };
+  let jis = '';
+  for (let i = 0; i < 60; i++) jis += pick([`<a href="d/${i}.html">\x1b$B$"$$\x1b(B</a>`, `\x1b$B$"\x1b(B<img src=i${i}.png>`, `<p>\x1b(J~\x1b(B</p>`]);
+  return [
+    ['utf-16le, astral characters beside the edits', utf16(false), base],
+    ['utf-16be, astral characters beside the edits', utf16(true), base],
+    ['iso-2022-jp, escapes beside the edits', Buffer.from(jis, 'latin1'), { ...base, charset: 'iso-2022-jp' }],
+  ];
 }
 
 describe('transformWhole of an HTML stream: the document rewritten whole, without the stream', () => {
   // Output several times longer than the input: short relative references under a long base.
   const growing: [string, Buffer, HtmlStreamOptions] = ['output longer than its first buffer', Buffer.from('<a href=a>x</a>'.repeat(2000), 'latin1'), { retrieval: { url: `http://example.com/${'d/'.repeat(100)}page.html` } }];
-  for (const [name, input, options] of [...documents, growing]) {
-    it(`${name}: the stream's bytes, whole and byte by byte; with room, in place`, async () => {
+  for (const [name, input, options] of [...documents, growing, ...nonLatin1Documents()]) {
+    it(`${name}: the stream's bytes, whole, byte by byte and in random chunks; with room, in place`, async () => {
       const expected = await viaStream(input, options);
-      expect((await viaStream(input, options, 1)).equals(expected)).toBe(true);
+      for (const chunks of chunkings(input, 3)) expect((await feedChunks(chunks, options)).equals(expected)).toBe(true);
       const whole = await transformWhole(createHtmlRewriter(options), input);
       expect(whole.equals(expected)).toBe(true);
       const roomy = await transformWhole(createHtmlRewriter(options), input, { before: 100, after: 7 });
