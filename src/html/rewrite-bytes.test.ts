@@ -94,6 +94,18 @@ describe('transformWhole of an HTML stream: the document rewritten whole, withou
     expect(whole.encoding).toBe(streamed.encoding);
   });
 
+  it('a stream already written to is ended through the stream: its first bytes are not lost', async () => {
+    const input = Buffer.from('<p><a href="a.html">x</a><img src=i.png>');
+    const stream = createHtmlRewriter(base);
+    expect(stream.isFresh).toBe(true);
+    stream.write(input.subarray(0, 10));
+    expect(stream.isFresh).toBe(false);
+    expect(() => stream.rewriteWhole(input)).toThrow('written to already');
+    const output = await transformWhole(stream, input.subarray(10));
+    expect(output.equals(await viaStream(input, base))).toBe(true);
+    expect(output.toString()).toContain('http://example.com/dir/a.html');
+  });
+
   it('rejects with the error of a listener that throws, as the stream does', async () => {
     const options: HtmlStreamOptions = { ...base, onReference: () => {
       throw new Error('listener failed');
