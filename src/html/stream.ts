@@ -61,6 +61,7 @@ class HtmlBytesRewriter {
   private readonly options: HtmlStreamOptions;
   private readonly out: HtmlOutput;
   private core: HtmlRewriteCore | null = null;
+  private ended = false;
   private transcoder: Transcoder | null = null;
   private passthrough = false;
   private head: Buffer[] = [];
@@ -96,7 +97,15 @@ class HtmlBytesRewriter {
     if (this.core !== null) {
       this.stats = this.core.stats;
       this.base = this.core.base;
+      // The core is let go: it holds pieces of the document (the tokenizer's last input, tokens whose lazy
+      // attribute values are slices of it). NOTE: a Node Writable outlives its use in the young generation: Node's
+      // WritableState makes its `onwrite` closure in V8's old generation (`%InYoungGeneration`: never), whose
+      // context holds the stream, so a finished stream and all it holds survive every scavenge until the next full
+      // collection, and are promoted. Holding the core, the WARC rewriting thread promoted 88 MB of its 550 on the
+      // bench crawl, 11 MB without (`--trace-gc-nvp`), and the run took 0.92× the CPU (8 alternating rounds).
+      this.core = null;
     }
+    this.ended = true;
   }
 
   /** The output bytes of raw text the core wrote (in order: the transcoder may keep state). */
@@ -106,7 +115,7 @@ class HtmlBytesRewriter {
 
   /** Whether nothing has been written yet. */
   get fresh(): boolean {
-    return this.core === null && !this.passthrough && this.headLength === 0;
+    return this.core === null && !this.passthrough && this.headLength === 0 && !this.ended;
   }
 
   /** Whether raw text is the output bytes read as latin1, one unit a byte (every ASCII-safe encoding). */
