@@ -119,8 +119,8 @@ describe('CssRewriteCore over slices of one buffer (a held MIME part)', () => {
       const copied = out.filter((b) => b.buffer !== css.buffer).map((b) => b.toString('latin1'));
       expect(copied.length).toBe(3000);
       expect(copied.every((t) => /^url\(http:\/\/example\.com\/css\/img\/\d+\.png\)$/.test(t))).toBe(true);
-      // Ended, it holds no view of the input: a stream's core outlives its use in the young generation until a
-      // full collection (HtmlBytesRewriter.end in src/html/stream.ts says why).
+      // Ended, it holds no view of the input: a finished stream, and the core it holds, stays alive until V8's
+      // next full collection (HtmlBytesRewriter.end in src/html/stream.ts says why).
       expect(Reflect.get(core, 'rawBytes')).toBeNull();
       expect(Reflect.get(core, 'raw')).toBe('');
     }

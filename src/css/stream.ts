@@ -139,9 +139,9 @@ export class CssRewriteCore {
       if (rest.length > 0) this.push(rest);
     }
     if (this.policy !== null) Object.assign(this.stats, this.policy.stats);
-    // What is left of the input goes now, not with this core: a stream's core lives on in the young generation
-    // until the next full collection (HtmlBytesRewriter.end says why), and `rawBytes` may be a view of a whole
-    // record's buffer.
+    // What is left of the input goes now, not with this core: a finished stream, and the core it holds, stays
+    // alive until V8's next full collection (src/html/stream.ts HtmlBytesRewriter.end says why), and `rawBytes`
+    // may be a view of a whole record's buffer.
     this.raw = '';
     this.rawBytes = null;
   }
