@@ -5,7 +5,7 @@
  * boundaries. `CHUNK_DOCS=n` checks more documents (default 600).
  */
 import { describe, expect, it } from 'vitest';
-import { CHUNK_SEED, feedChunks, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
+import { CHUNK_SEED, feedChunks, fixedChunks, randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { differentialCorpus } from '../../test/helpers/tree-differential.ts';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import { createHtmlRewriter, transformWhole } from './stream.ts';
@@ -26,12 +26,6 @@ async function runWhole(doc: Buffer, options: HtmlStreamOptions): Promise<{ outp
   return { output: output.toString('latin1'), warnings };
 }
 
-function pieces(doc: Buffer, size: number): Buffer[] {
-  const out: Buffer[] = [];
-  for (let i = 0; i < doc.length; i += size) out.push(doc.subarray(i, i + size));
-  return out;
-}
-
 describe('chunk invariance', () => {
   it(`${DOCS} differential documents: the same output and warnings whole, byte by byte and in random chunks (seed ${CHUNK_SEED})`, async () => {
     const random = seededRandom(CHUNK_SEED);
@@ -41,7 +35,7 @@ describe('chunk invariance', () => {
       const doc = Buffer.from(text, 'utf8');
       const options: HtmlStreamOptions = { retrieval: { url: 'http://absolutize.test/a/b/page.html' }, charset: 'utf-8', exactBase: i % 2 === 0 };
       const whole = await run([doc], options);
-      const bytes = await run(pieces(doc, 1), options);
+      const bytes = await run(fixedChunks(doc, 1), options);
       const randomly = await run(randomChunks(doc, random, 1 + Math.floor(random() * 40)), options);
       expect(bytes, `1-byte chunks of ${JSON.stringify(text)}`).toEqual(whole);
       expect(randomly, `random chunks of ${JSON.stringify(text)}`).toEqual(whole);
@@ -57,7 +51,7 @@ describe('chunk invariance', () => {
     const options: HtmlStreamOptions = { retrieval: { url: 'http://h/d/p.html' }, limits };
     const under = Buffer.from(`<p>${comment(600_000)}<a href="a1">${comment(600_000)}<a href="a2">${comment(600_000)}<a href="a3">`);
     const random = seededRandom(CHUNK_SEED);
-    const runs = [[under], pieces(under, 65536), pieces(under, 10_000), pieces(under, 4096), randomChunks(under, random, 5000)];
+    const runs = [[under], fixedChunks(under, 65536), fixedChunks(under, 10_000), fixedChunks(under, 4096), randomChunks(under, random, 5000)];
     const underResults = [await runWhole(under, options)];
     for (const chunks of runs) underResults.push(await run(chunks, options));
     for (const r of underResults) {
@@ -66,7 +60,7 @@ describe('chunk invariance', () => {
     }
     // One comment over the limit: rewriting stops at it, whatever the chunks.
     const over = Buffer.from(`<p>${comment(600_000)}<a href="a1">${comment(1_200_000)}<a href="a2">${comment(600_000)}<a href="a3">`);
-    const overRuns = [[over], pieces(over, 65536), pieces(over, 10_000), pieces(over, 777)];
+    const overRuns = [[over], fixedChunks(over, 65536), fixedChunks(over, 10_000), fixedChunks(over, 777)];
     const overResults = [await runWhole(over, options)];
     for (const chunks of overRuns) overResults.push(await run(chunks, options));
     for (const r of overResults) {
@@ -80,7 +74,7 @@ describe('chunk invariance', () => {
     const comment = `<!--${'c'.repeat(9 << 20)}-->`;
     const doc = Buffer.from(`${comment}<a href="l1">${comment}<a href="l2">${comment}<a href="l3">`);
     const outputs = new Set<string>();
-    for (const chunks of [[doc], pieces(doc, 65536), pieces(doc, 10_000)]) {
+    for (const chunks of [[doc], fixedChunks(doc, 65536), fixedChunks(doc, 10_000)]) {
       const r = await run(chunks, { retrieval: { url: 'http://h/d/p.html' } });
       // (The comments push the charset <meta> scan and the base lookahead past their limits: those warnings, not
       // token-limit.)

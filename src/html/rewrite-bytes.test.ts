@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Transform } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { CHUNK_SEED, chunkings, feedChunks, seededRandom } from '../../test/helpers/chunks.ts';
+import { CHUNK_SEED, chunkings, feedChunks, fixedChunks, seededRandom } from '../../test/helpers/chunks.ts';
 import { createHtmlRewriter, rewriteHtmlBytes, transformWhole } from './stream.ts';
 import type { HtmlStreamOptions } from './stream.ts';
 
@@ -22,9 +23,7 @@ const documents: Array<[string, Buffer, HtmlStreamOptions]> = [
 
 /** The stream's own output, the document fed in `size`-byte pieces (the whole of it by default). */
 function viaStream(input: Buffer, options: HtmlStreamOptions, size = input.length || 1): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for (let i = 0; i < input.length; i += size) chunks.push(input.subarray(i, i + size));
-  return feedChunks(chunks, options);
+  return feedChunks(fixedChunks(input, size), options);
 }
 
 /** `input` through `stream` as a stream, the output read and let go. */
@@ -94,10 +93,7 @@ describe('transformWhole of an HTML stream: the document rewritten whole, withou
     const whole = createHtmlRewriter(base);
     await transformWhole(whole, documents[0]![1]);
     const streamed = createHtmlRewriter(base);
-    streamed.resume();
-    const ended = new Promise((resolve) => streamed.on('end', resolve));
-    streamed.end(documents[0]![1]);
-    await ended;
+    await viaStreamOf(streamed, documents[0]![1]);
     expect(whole.stats).toEqual(streamed.stats);
     expect(whole.stats.rewritten).toBe(2);
     expect(whole.base).toEqual(streamed.base);
@@ -111,9 +107,21 @@ describe('transformWhole of an HTML stream: the document rewritten whole, withou
     stream.write(input.subarray(0, 10));
     expect(stream.isFresh).toBe(false);
     expect(() => stream.rewriteWhole(input)).toThrow('written to already');
-    const output = await transformWhole(stream, input.subarray(10));
+    const output = await transformWhole(stream, input.subarray(10), { before: 5, after: 3 });
     expect(output.equals(await viaStream(input, base))).toBe(true);
     expect(output.toString()).toContain('http://example.com/dir/a.html');
+    // Through the stream, the chunks are joined with the room asked for around them.
+    expect(output.byteOffset).toBe(5);
+    expect(output.buffer.byteLength).toBeGreaterThanOrEqual(5 + output.length + 3);
+  });
+
+  it("what the rule rests on: Node makes a Writable's onwrite closure in V8's old generation", () => {
+    // If a Node release makes it young, a finished stream no longer outlives its use, and docs/design.md
+    // (Streaming) and HtmlBytesRewriter.end say more than is true.
+    const code = "const { Writable, Transform } = require('node:stream'); const old = [new Writable(), new Transform()].every((s) => !%InYoungGeneration(s._writableState.onwrite) && %InYoungGeneration(s)); process.stdout.write(String(old));";
+    const r = spawnSync(process.execPath, ['--allow-natives-syntax', '-e', code], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('true');
   });
 
   it('a finished stream lets its document go (a Writable outlives its use until a full collection)', async () => {

@@ -239,7 +239,8 @@ export class HtmlRewriterStream extends Transform {
    */
   rewriteWhole(input: Uint8Array, room?: OutputRoom): Buffer {
     if (!this.isFresh) throw new Error('rewriteWhole: the stream was written to already');
-    const whole = new WholeOutput(input.byteLength, room);
+    // Absolute URLs are longer than relative ones: room for an eighth more, then the buffer doubles.
+    const whole = new WholeOutput(input.byteLength + (input.byteLength >>> 3) + 64, room);
     this.whole = whole;
     this.rewriter.piecewise = true;
     this.rewriter.write(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
@@ -361,9 +362,9 @@ export interface OutputRoom {
 }
 
 /**
- * A whole document's output, written into one buffer as it comes (HtmlRewriterStream.rewriteWhole), with `room`
- * around it. The buffer starts at the input's length and an eighth more (absolute URLs are longer than relative
- * ones), and doubles when that is not enough. It has no limit of its own: it holds one document's output, as the
+ * A whole document's output, written into one buffer as it comes (HtmlRewriterStream.rewriteWhole, and the chunks
+ * transformWhole collected from another stream), with `room` around it. The buffer starts at `capacity` (for
+ * rewriteWhole the input's length and an eighth more) and doubles when that is not enough. It has no limit of its own: it holds one document's output, as the
  * chunks collected before did, and the document is already held whole under its caller's limit (a WARC record's
  * `maxWarcRecordBytes`, a MIME part's). The unused end goes with the output (a WARC record is written in this
  * buffer and moved to the writing thread whole): at most an eighth of the input, or half the buffer once doubled.
@@ -374,11 +375,11 @@ class WholeOutput {
   private readonly before: number;
   private readonly after: number;
 
-  constructor(inputLength: number, room?: OutputRoom) {
+  constructor(capacity: number, room?: OutputRoom) {
     this.before = room?.before ?? 0;
     this.after = room?.after ?? 0;
     // Not from Buffer's pool: the bytes around the output are the caller's to write.
-    this.buffer = Buffer.allocUnsafeSlow(this.before + inputLength + (inputLength >>> 3) + 64 + this.after);
+    this.buffer = Buffer.allocUnsafeSlow(this.before + capacity + this.after);
     this.at = this.before;
   }
 
@@ -425,12 +426,7 @@ export async function transformWhole(stream: Transform, input: Uint8Array, room?
   if (room === undefined) return Buffer.concat(chunks);
   let length = 0;
   for (const c of chunks) length += c.length;
-  // Not from Buffer's pool: the bytes around the output are the caller's to write.
-  const whole = Buffer.allocUnsafeSlow(room.before + length + room.after);
-  let at = room.before;
-  for (const c of chunks) {
-    whole.set(c, at);
-    at += c.length;
-  }
-  return whole.subarray(room.before, at);
+  const whole = new WholeOutput(length, room);
+  for (const c of chunks) whole.bytes(c);
+  return whole.done();
 }

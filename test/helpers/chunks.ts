@@ -23,6 +23,13 @@ export function randomChunks<T extends Buffer | string>(input: T, random: () => 
   return chunks;
 }
 
+/** `input` in pieces of `size` bytes (the last one shorter). */
+export function fixedChunks(input: Buffer, size: number): Buffer[] {
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < input.length; i += size) chunks.push(input.subarray(i, i + size));
+  return chunks;
+}
+
 /** Whole, byte by byte, then `randomRuns` random splits. */
 export function chunkings(input: Buffer, randomRuns: number, seed = CHUNK_SEED): Buffer[][] {
   const random = seededRandom(seed);
