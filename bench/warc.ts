@@ -2,9 +2,11 @@
  * WARC benchmark (issues 12, 23), run by bench.ts (`warcBench`) or alone:
  *   node bench/warc.ts                  generate (once) and compare, printing the lines bench.ts prints: whole
  *                                       processes, as a user runs them — our CLI (`absolutize FILE -o OUT`) against
- *                                       the Python job a crawler user would write (bench/warc_job.py: lxml
- *                                       make_links_absolute on a stdlib WARC reader standing in for warcio, read-only
- *                                       and rewrite-and-write) and warcio.js reading; wall and user+sys CPU of each
+ *                                       the Python job a crawler user would write (bench/warcio_job.py: warcio's
+ *                                       ArchiveIterator and WARCWriter with lxml make_links_absolute, read-only and
+ *                                       rewrite-and-write; warcio vendored in bench/vendor/), the same job on a lean
+ *                                       stdlib WARC reader (bench/warc_job.py, the stand-in used before warcio could
+ *                                       run here) and warcio.js reading; wall and user+sys CPU of each
  *                                       child (/usr/bin/time), BENCH_REPEAT (default 5) alternating rounds, medians
  *                                       of the per-round ratios
  *   node bench/warc.ts generate         write bench/out/bench.warc.gz (deterministic, >= 45 MB)
@@ -183,16 +185,22 @@ const PYTHON = process.env['BENCH_PYTHON'] ?? '/usr/bin/python3';
 export const WARC_ENGINES = {
   /** Our CLI as a user runs it: the crawl rewritten into a new .warc.gz (no link report). */
   absolutize: (file: string): Proc => timed(process.execPath, [...shebangFlags(), `${root}bin/absolutize.js`, file, '-o', `${file}.out.warc.gz`]),
-  /** The Python job writing a new WARC (bench/warc_job.py rewrite). */
+  /** The job on warcio itself writing a new WARC (bench/warcio_job.py rewrite: ArchiveIterator, lxml, WARCWriter). */
+  warcioRewrite: (file: string): Proc => timed(PYTHON, [`${here}warcio_job.py`, 'rewrite', file, `${file}.warcio.warc.gz`]),
+  /** The job on warcio with links made absolute and nothing written (bench/warcio_job.py read). */
+  warcioRead: (file: string): Proc => timed(PYTHON, [`${here}warcio_job.py`, 'read', file]),
+  /** The stand-in job writing a new WARC (bench/warc_job.py rewrite: a stdlib reader doing what warcio does). */
   pyRewrite: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'rewrite', file, `${file}.py.warc.gz`]),
-  /** The Python job with links made absolute and nothing written (bench/warc_job.py read). */
+  /** The stand-in job with links made absolute and nothing written (bench/warc_job.py read). */
   pyRead: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'read', file]),
   /** warcio.js reading every record's content, nothing else. */
   warcioJs: (file: string): Proc => timed(process.execPath, [`${here}warc.ts`, 'warcio', file]),
   /** Our reader alone: every member inflated and parsed, nothing rewritten or written. */
   reader: (file: string): Proc => timed(process.execPath, [`${here}warc.ts`, 'read', file]),
-  /** The Python job's reader alone (bench/warc_job.py scan: members inflated, records parsed, nothing else). */
+  /** The stand-in job's reader alone (bench/warc_job.py scan: members inflated, records parsed, nothing else). */
   pyReader: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'scan', file]),
+  /** warcio's reader alone (bench/warcio_job.py scan: every record iterated, nothing read from it). */
+  warcioReader: (file: string): Proc => timed(PYTHON, [`${here}warcio_job.py`, 'scan', file]),
 } as const;
 
 /** BENCH_WARC_BEFORE=path/to/dist/cli/main.js: another build of the CLI (the code before a change), run alike. */
@@ -214,17 +222,21 @@ export function warcJobBench(say: (line: string) => void, repeat: number, file: 
   say(`\nWARC end to end, whole processes (${(statSync(file).size / 1e6).toFixed(1)} MB .warc.gz; medians of ${repeat} alternating rounds; wall / user+sys CPU seconds / peak RSS)`);
   const line = (label: string, n: string): void => void (runs[n] !== undefined && say(`  ${label.padEnd(44)} ${median(runs[n]!.map((x) => x.wall)).toFixed(2).padStart(6)} s  ${median(runs[n]!.map((x) => x.cpu)).toFixed(2).padStart(6)} s CPU  ${(Math.max(...runs[n]!.map((x) => x.maxRssKiB)) / 1024).toFixed(0).padStart(4)} MiB`));
   line('absolutize FILE -o OUT (rewritten, written)', 'absolutize');
-  line(`Python job, rewrite-and-write (level ${process.env['BENCH_WARC_PY_LEVEL'] ?? 9})`, 'pyRewrite');
-  line('Python job, read-only (links made absolute)', 'pyRead');
+  line('warcio + lxml job, rewrite-and-write', 'warcioRewrite');
+  line('warcio + lxml job, read-only (links absolute)', 'warcioRead');
+  line(`stand-in job, rewrite-and-write (level ${process.env['BENCH_WARC_PY_LEVEL'] ?? 9})`, 'pyRewrite');
+  line('stand-in job, read-only (links absolute)', 'pyRead');
   line('warcio.js, merely reading', 'warcioJs');
   line("absolutize's reader alone", 'reader');
-  line("the Python job's reader alone", 'pyReader');
+  line("warcio's reader alone", 'warcioReader');
+  line("the stand-in job's reader alone", 'pyReader');
   if (BEFORE !== undefined) {
     line(`before: ${BEFORE}`, 'before');
     say(`  before ÷ now (median of paired rounds): ${ratio('before', 'absolutize', 'wall')}× wall, ${ratio('before', 'absolutize', 'cpu')}× CPU`);
   }
-  say(`  ratios (theirs ÷ ours, median of paired rounds): Python rewrite-and-write ${ratio('pyRewrite', 'absolutize', 'wall')}× wall, ${ratio('pyRewrite', 'absolutize', 'cpu')}× CPU; Python read-only ${ratio('pyRead', 'absolutize', 'wall')}× wall, ${ratio('pyRead', 'absolutize', 'cpu')}× CPU; warcio.js reading ${ratio('warcioJs', 'absolutize', 'wall')}× wall`);
-  say(`  readers alone: the Python job's reader ÷ ours ${ratio('pyReader', 'reader', 'wall')}× wall, ${ratio('pyReader', 'reader', 'cpu')}× CPU`);
+  say(`  ratios (theirs ÷ ours, median of paired rounds): warcio + lxml rewrite-and-write ${ratio('warcioRewrite', 'absolutize', 'wall')}× wall, ${ratio('warcioRewrite', 'absolutize', 'cpu')}× CPU; warcio + lxml read-only ${ratio('warcioRead', 'absolutize', 'wall')}× wall, ${ratio('warcioRead', 'absolutize', 'cpu')}× CPU`);
+  say(`    the stand-in job: rewrite-and-write ${ratio('pyRewrite', 'absolutize', 'wall')}× wall, ${ratio('pyRewrite', 'absolutize', 'cpu')}× CPU; read-only ${ratio('pyRead', 'absolutize', 'wall')}× wall, ${ratio('pyRead', 'absolutize', 'cpu')}× CPU; warcio.js reading ${ratio('warcioJs', 'absolutize', 'wall')}× wall`);
+  say(`  readers alone, theirs ÷ ours: warcio's ${ratio('warcioReader', 'reader', 'wall')}× wall, ${ratio('warcioReader', 'reader', 'cpu')}× CPU; the stand-in's ${ratio('pyReader', 'reader', 'wall')}× wall, ${ratio('pyReader', 'reader', 'cpu')}× CPU`);
   return runs;
 }
 
