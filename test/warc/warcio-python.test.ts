@@ -3,7 +3,8 @@
  * against our WARC output and as the bench's peer:
  * - every corpus file we rewrite reads to its end in warcio with digests checked (`warcio check`'s way) wherever the
  *   input does, with every record warcio read in the input; every record we wrote has digests that warcio finds
- *   right, and a record whose digest fails in the output fails in the input too;
+ *   right, and a record whose digest fails in the output fails in the input too; the offset and length warcio gives
+ *   each record (what a CDX index holds) are one gzip member, or the record alone, holding that record;
  * - the bench's warcio job (bench/warcio_job.py, the yardstick of docs/performance.md's crawl row) runs here and
  *   does its job: every record written again, the HTML's links made absolute, read back by our reader.
  * Run by Debian's python3 (`/usr/bin/python3`, with python3-lxml and python3-six, which .ci/run installs), as the bench.
@@ -24,6 +25,7 @@ const EXAMPLE = fileURLToPath(new URL('../../examples/crawl.warc.gz', import.met
 
 interface Checked {
   readonly offset: number;
+  readonly length: number;
   readonly id: string | null;
   readonly type: string;
   readonly uri: string | null;
@@ -88,6 +90,16 @@ describe('our output read by warcio, digests checked', () => {
       } else if (r.passed === false) {
         expect(original.includes(false), `${r.id} fails in the output but not in the input`).toBe(true);
       }
+    }
+    // Indexed as replay indexes it: the byte range warcio gives each record (a CDX line's offset and length) is one
+    // gzip member, or the record itself, that holds that record and no other. (Not where warcio cannot index the
+    // input either: a whole file gzipped as one member stays one where nothing was rewritten.)
+    if (input.error === null) for (const r of out.records) {
+      const range = output.subarray(r.offset, r.offset + r.length);
+      const bytes = summary.compressed === true ? gunzipSync(range) : range;
+      const head = bytes.subarray(0, bytes.indexOf('\r\n\r\n')).toString('latin1');
+      expect(head.startsWith('WARC/1.'), `${name} at ${r.offset}`).toBe(true);
+      if (r.id !== null) expect(head).toContain(`WARC-Record-ID: ${r.id}`);
     }
     expect(summary.records).toBeGreaterThan(0);
   });
