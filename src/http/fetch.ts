@@ -17,6 +17,7 @@ import { parseContentType } from './content-type.ts';
 import type { ContentTypeInfo } from './content-type.ts';
 import { basicAuthorization, redactUrl, redactUserinfo, withoutCredentials } from './credentials.ts';
 import { escapeControls } from './printable.ts';
+import { headerValue } from './header-value.ts';
 import { undici } from './undici.ts';
 import { decodeLocation, isFetchableScheme, isRedirectStatus, nextRedirectUrl, requestKey } from './redirect.ts';
 
@@ -287,11 +288,6 @@ function closeWhenDone(body: Readable, agent: Agent): void {
     agent.close().catch(() => {});
   };
   body.once('close', close);
-}
-
-/** A header's value; the last one when repeated. */
-export function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
 /** The FetchError for a final response whose status is not 2xx, or null. */

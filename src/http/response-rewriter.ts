@@ -1,114 +1,28 @@
 /**
- * A retrieved response → the rewriter for its media type, with the retrieval URL (after redirects) as the base,
- * the `Content-Type` charset as the transport charset, and the response's `Content-Location`/`Content-Base`
- * as HTTP headers (not a base unless `honourHttpContentLocation`, SPEC §2).
+ * A retrieved response → the rewriter for its media type (`createResponseRewriter`: response-dispatch.ts with
+ * every rewriter loaded), and a URL retrieved and rewritten whole (`absolutizeUrl`).
  */
-import type { EncodingDecision } from '../encoding/index.ts';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BaseDecision } from '../base/base.ts';
 import type { ReferenceRecord } from '../base/reference-policy.ts';
 import { MimeBodyRewriterStream, createMimeRewriter } from '../mime/stream.ts';
-import type { MimeRewriterStream } from '../mime/stream.ts';
-import { createCssRewriter } from '../css/stream.ts';
-import type { CssRewriterStream } from '../css/stream.ts';
 import type { FetchError, RedirectHop } from '../errors.ts';
-import { createHtmlRewriter } from '../html/stream.ts';
-import type { HtmlRewriterStream } from '../html/stream.ts';
-import type { HtmlRewriteStats, HtmlWarning, RewriteChoices } from '../html/rewriter.ts';
-import { createKindRewriter } from '../kinds/index.ts';
-import type { KindRewriterStream } from '../kinds/index.ts';
-import { rewriteKindFor } from './content-type.ts';
+import type { HtmlRewriteStats, HtmlWarning } from '../html/rewriter.ts';
 import type { ContentTypeInfo, RewriteKind } from './content-type.ts';
-import { fetchDocument, headerValue, httpStatusError } from './fetch.ts';
+import { fetchDocument, httpStatusError } from './fetch.ts';
 import type { FetchOptions, FetchedDocument } from './fetch.ts';
+import { dispatchResponse } from './response-dispatch.ts';
+import type { MimeRewriters, ResponseRewriteOptions, ResponseRewriter } from './response-dispatch.ts';
 
-export interface ResponseRewriteOptions extends RewriteChoices {
-  /** The fallback base (layer 5). */
-  readonly fallback?: string | null | undefined;
-  /** Honour the response's `Content-Base` / `Content-Location` as a base (HTML only). @default false */
-  readonly honourHttpContentLocation?: boolean | undefined;
-  /** The document's encoding, stated by the user: beats the `Content-Type` charset. */
-  readonly charset?: string | undefined;
-  /** Rewrite as this type whatever the `Content-Type` says. */
-  readonly type?: 'html' | 'css' | undefined;
-  readonly onWarning?: ((warning: HtmlWarning) => void) | undefined;
-  readonly onReference?: ((reference: ReferenceRecord) => void) | undefined;
-  readonly onBase?: ((decision: BaseDecision) => void) | undefined;
-  /** The encoding an HTML or CSS body is read in, and what decided it (for `--explain`). */
-  readonly onEncoding?: ((encoding: EncodingDecision) => void) | undefined;
-}
+export { responseKind } from './response-dispatch.ts';
+export type { ResponseRewriteOptions, ResponseRewriter } from './response-dispatch.ts';
 
-export interface ResponseRewriter {
-  readonly kind: RewriteKind;
-  /** The rewriter, or null when the body passes through untouched (see `passthroughReason`). */
-  readonly transform: HtmlRewriterStream | CssRewriterStream | MimeRewriterStream | MimeBodyRewriterStream | KindRewriterStream | null;
-  /** Why the body is not rewritten, for a warning or a batch's skip message; null when it is. */
-  readonly passthroughReason: string | null;
-}
-
-/** The kind of rewriting a response gets: the user's `type`, else the `Content-Type` dispatch. */
-export function responseKind(contentType: ContentTypeInfo, type?: 'html' | 'css'): RewriteKind {
-  return type ?? rewriteKindFor(contentType.essence);
-}
+const MIME: MimeRewriters = { MimeBodyRewriterStream, createMimeRewriter };
 
 /** Creates the rewriter for a retrieved document (or none, for types that pass through). */
 export function createResponseRewriter(document: FetchedDocument, options: ResponseRewriteOptions = {}): ResponseRewriter {
-  const kind = responseKind(document.contentType, options.type);
-  const charset = options.charset ?? document.contentType.charset;
-  const common = {
-    retrieval: document.retrieval,
-    fallback: options.fallback ?? null,
-    resolver: options.resolver,
-    limits: options.limits,
-    onWarning: options.onWarning,
-    onReference: options.onReference,
-    onBase: options.onBase,
-    onEncoding: options.onEncoding,
-  };
-  switch (kind) {
-    case 'html':
-      return {
-        kind,
-        passthroughReason: null,
-        transform: createHtmlRewriter({
-          ...common,
-          charset,
-          headers: {
-            contentLocation: headerValue(document.headers['content-location']),
-            contentBase: headerValue(document.headers['content-base']),
-            http: true,
-          },
-          honourHttpContentLocation: options.honourHttpContentLocation,
-          exactBase: options.exactBase,
-          absolutizeFragments: options.absolutizeFragments,
-          lazyLoad: options.lazyLoad,
-        }),
-      };
-    case 'css':
-      return { kind, passthroughReason: null, transform: createCssRewriter({ ...common, charset }) };
-    case 'mime': {
-      // message/rfc822 and MHTML files (application/x-mimearchive) are whole messages; a multipart/* body's
-      // header is the response's Content-Type. The retrieval URL is the base beneath every part's own layers.
-      const { onBase: _perPart, onEncoding: _perPartEncoding, ...layers } = common; // MIME reports a base per part, not one for the body
-      const mimeOptions = { ...layers, exactBase: options.exactBase, absolutizeFragments: options.absolutizeFragments, lazyLoad: options.lazyLoad };
-      const essence = document.contentType.essence ?? '';
-      const transform = essence.startsWith('multipart/') && document.contentType.raw !== null
-        ? new MimeBodyRewriterStream(document.contentType.raw, mimeOptions)
-        : createMimeRewriter(mimeOptions);
-      return { kind, passthroughReason: null, transform };
-    }
-    case 'svg':
-    case 'xhtml':
-    case 'feed':
-    case 'sitemap':
-    case 'xml':
-    case 'manifest':
-    case 'js':
-      return { kind, passthroughReason: null, transform: createKindRewriter(kind, { ...common, charset, absolutizeFragments: options.absolutizeFragments, lazyLoad: options.lazyLoad }) };
-    case 'none':
-      return { kind, passthroughReason: `${document.contentType.raw === null ? 'no Content-Type' : `Content-Type ${document.contentType.essence ?? JSON.stringify(document.contentType.raw)}`} is not rewritten: passed through untouched`, transform: null };
-  }
+  return dispatchResponse(document, options, MIME);
 }
 
 /** `onWarning` hears the retrieval's warnings (FetchOptions) and the rewriting's. */

@@ -147,12 +147,15 @@ function field(fields: ReadonlyArray<readonly [string, string]>, name: string): 
 /**
  * The rewriters, imported when the first job runs: the reader's thread builds records (buildRecords) but, with
  * worker threads, never rewrites, and loading the HTML, CSS and MIME rewriters cost it ~0.06 s of CPU at start
- * (0.21 s against 0.15 s for `node -e "import('./dist/cli/warc-command.js')"`, compile cache off).
+ * (0.21 s against 0.15 s for `node -e "import('./dist/cli/warc-command.js')"`, compile cache off). The MIME
+ * rewriters (libmime and its charset tables, ~55 ms of CPU) are imported when the first MIME record comes, which
+ * most crawls never hold.
  */
-let rewriters: Promise<[typeof import('../html/stream.ts'), typeof import('../http/response-rewriter.ts')]> | undefined;
+let rewriters: Promise<[typeof import('../html/stream.ts'), typeof import('../http/response-dispatch.ts')]> | undefined;
+let mimeRewriters: Promise<typeof import('../mime/stream.ts')> | undefined;
 
 export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
-  const [{ transformWhole }, { createResponseRewriter, responseKind }] = await (rewriters ??= Promise.all([import('../html/stream.ts'), import('../http/response-rewriter.ts')]));
+  const [{ transformWhole }, { dispatchResponse, responseKind }] = await (rewriters ??= Promise.all([import('../html/stream.ts'), import('../http/response-dispatch.ts')]));
   const block = Buffer.from(job.block.buffer, job.block.byteOffset, job.block.byteLength);
   const head = job.http ? parseHttpHead(block)! : null;
   const { targetUri, id, date, options } = job;
@@ -221,8 +224,9 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     contentCodings: [],
     body: Readable.from([]),
   };
-  const listen = options.references || responseKind(document.contentType, job.kind === 'sniff' ? 'html' : undefined) === 'mime';
-  const rewriter = createResponseRewriter(document, {
+  const mime = responseKind(document.contentType, job.kind === 'sniff' ? 'html' : undefined) === 'mime' ? await (mimeRewriters ??= import('../mime/stream.ts')) : null;
+  const listen = options.references || mime !== null;
+  const rewriter = dispatchResponse(document, {
     ...(job.kind === 'sniff' ? { type: 'html' as const } : {}),
     resolver: getResolver(options.resolver),
     exactBase: options.exactBase,
@@ -244,7 +248,7 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
     onBase: (d) => {
       base = d;
     },
-  });
+  }, mime);
   const output = await transformWhole(rewriter.transform!, decoded, recordRoom(job, head));
   // Without a report only the changed count is used (whether the record is replaced, the summary, the metadata
   // record); the statistics' unchanged and unresolvable are not the report's (a reference with a scheme that
