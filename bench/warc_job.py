@@ -180,10 +180,15 @@ def main():
                     fields = fields + [('WARC-Payload-Digest', sha1(block[end + 4:] if end != -1 else b''))]
             c = zlib.compressobj(level, zlib.DEFLATED, 31)
             out.write(c.compress(serialize(protocol, fields, block)) + c.flush())
+    finish(out, path, t0, n, html)
+
+
+def finish(out, path, t0, records, html):
+    """Closes OUT (if any) and prints the job's JSON line (also bench/warcio_job.py's)."""
     if out is not None:
         out.close()
     seconds = time.perf_counter() - t0
-    print(json.dumps({'bytes': os.path.getsize(path), 'seconds': seconds, 'maxRssKiB': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 'records': n, 'html': html}))
+    print(json.dumps({'bytes': os.path.getsize(path), 'seconds': seconds, 'maxRssKiB': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 'records': records, 'html': html}))
 
 
 if __name__ == '__main__':

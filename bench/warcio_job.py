@@ -18,9 +18,7 @@ Modes:
                           digests where missing)
 Prints one JSON line: bytes, seconds, maxRssKiB, records, html (HTML responses made absolute).
 """
-import json
 import os
-import resource
 import sys
 import time
 from io import BytesIO
@@ -30,6 +28,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ven
 import lxml.html  # noqa: E402
 from warcio.archiveiterator import ArchiveIterator  # noqa: E402
 from warcio.warcwriter import WARCWriter  # noqa: E402
+
+from warc_job import finish  # noqa: E402  (bench/, the script's own folder)
 
 # WARC fields a new record gets anew from create_warc_record and the writer.
 RENEWED = ('warc-record-id', 'warc-block-digest', 'warc-payload-digest', 'content-length', 'warc-type', 'warc-target-uri')
@@ -73,10 +73,7 @@ def main():
             headers.replace_header('Content-Length', str(len(payload)))
             fields = {name: value for name, value in record.rec_headers.headers if name.lower() not in RENEWED}
             writer.write_record(writer.create_warc_record(uri, 'response', payload=BytesIO(payload), length=len(payload), http_headers=headers, warc_headers_dict=fields))
-    if out is not None:
-        out.close()
-    seconds = time.perf_counter() - t0
-    print(json.dumps({'bytes': os.path.getsize(path), 'seconds': seconds, 'maxRssKiB': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 'records': n, 'html': html}))
+    finish(out, path, t0, n, html)
 
 
 if __name__ == '__main__':
