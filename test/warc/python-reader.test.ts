@@ -1,7 +1,8 @@
 /**
  * Our WARC output read by a second reader that shares no code with us, in another language: warc_read.py (Python's
- * zlib, hashlib and base64; Python warcio and jwarc cannot be installed on a fresh machine here, and this does what
- * their `check`/`validate` do for framing and digests). For every corpus file we rewrite:
+ * zlib, hashlib and base64, doing what warcio's `check` and jwarc's `validate` do for framing and digests; jwarc
+ * cannot be installed on a fresh machine here, and warcio itself reads the same outputs in warcio-python.test.ts).
+ * For every corpus file we rewrite:
  * - the output has as many records as npm warcio reads (where the input reads clean), one gzip member each where
  *   the input had one each;
  * - every record we wrote (an id the input does not have) is whole, has a block digest, and its digests hold;
