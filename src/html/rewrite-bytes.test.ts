@@ -144,6 +144,19 @@ describe('transformWhole of an HTML stream: the document rewritten whole, withou
     }
   });
 
+  it('a stream rewritten whole and then ended as a stream ends with nothing more', async () => {
+    const stream = createHtmlRewriter(base);
+    const whole = stream.rewriteWhole(documents[0]![1]);
+    expect(whole.equals(await viaStream(documents[0]![1], base))).toBe(true);
+    const more: Buffer[] = [];
+    stream.on('data', (c: Buffer) => more.push(c));
+    const ended = once(stream, 'end');
+    stream.end();
+    await ended;
+    expect(Buffer.concat(more).length).toBe(0);
+    expect(stream.stats.rewritten).toBe(2);
+  });
+
   it('rejects with the error of a listener that throws, as the stream does', async () => {
     const options: HtmlStreamOptions = { ...base, onReference: () => {
       throw new Error('listener failed');

@@ -88,6 +88,9 @@ class HtmlBytesRewriter {
   }
 
   end(): void {
+    // Once only: a stream rewritten whole (rewriteWhole) and then ended as a stream comes here again, with its core
+    // let go; deciding again would start a new document.
+    if (this.ended) return;
     if (this.core === null && !this.passthrough) this.decide(Buffer.alloc(0), true);
     this.core?.end();
     if (this.transcoder !== null) {
