@@ -1,7 +1,9 @@
 /** Shared by the WARC tests: the corpus files, running our rewriter in-process, reading with npm warcio. */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
+import { expect } from 'vitest';
 import { WARCParser } from 'warcio';
 import { rewriteWarcChunks } from '../../src/warc/rewriter.ts';
 import type { WarcLinkLine, WarcRewriteOptions, WarcSummary, WarcWarning } from '../../src/warc/rewriter.ts';
@@ -121,3 +123,15 @@ export function response(id: string, uri: string, head: string, body: Buffer, pa
   return record([['WARC-Type', 'response'], ['WARC-Record-ID', id], ['WARC-Date', '2026-01-02T03:04:05Z'], ['WARC-Target-URI', uri], ['Content-Type', 'application/http; msgtype=response'], ['WARC-Block-Digest', sha1(block)], ['WARC-Payload-Digest', sha1(payload)]], block);
 }
 
+
+/**
+ * What a Python WARC reader of the tests prints for FILE (warc_read.py, warcio_check.py): one JSON line a record,
+ * then a summary line whose `records` is their count (checked here).
+ */
+export function pythonRecords<R, S extends { records: number }>(python: string, script: string, file: string): { records: R[]; summary: S } {
+  const lines = execFileSync(python, [script, file], { encoding: 'utf8', maxBuffer: 1 << 28 }).trim().split('\n').map((l) => JSON.parse(l) as unknown);
+  const summary = lines.pop() as S;
+  const records = lines as R[];
+  expect(records).toHaveLength(summary.records);
+  return { records, summary };
+}

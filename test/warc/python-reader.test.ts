@@ -9,14 +9,13 @@
  * - a record cut short or whose digest fails in the output is a copy of one that does in the input (same id);
  * - every metadata record we wrote refers to a record of the output.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { PYTHON } from '../mime/differential/harness.ts';
-import { CORPUS_DIR, corpusFiles, readCorpus, readWithWarcio, runWarc } from './helpers.ts';
+import { CORPUS_DIR, corpusFiles, pythonRecords, readCorpus, readWithWarcio, runWarc } from './helpers.ts';
 
 const SCRIPT = fileURLToPath(new URL('warc_read.py', import.meta.url));
 /** As in corpus.test.ts: the one corpus file that cannot be read (an ARC record longer than the file). */
@@ -37,10 +36,7 @@ interface PyRecord {
 }
 
 function readWithPython(path: string): { records: PyRecord[]; gaps: number } {
-  const lines = execFileSync(PYTHON, [SCRIPT, path], { encoding: 'utf8', maxBuffer: 1 << 28 }).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  const summary = lines.pop() as { records: number; gaps: number };
-  const records = lines as unknown as PyRecord[];
-  expect(records).toHaveLength(summary.records);
+  const { records, summary } = pythonRecords<PyRecord, { records: number; gaps: number }>(PYTHON, SCRIPT, path);
   return { records, gaps: summary.gaps };
 }
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CORPUS_DIR, corpusFiles, readCorpus, runWarc, units } from './helpers.ts';
+import { CORPUS_DIR, corpusFiles, pythonRecords, readCorpus, runWarc, units } from './helpers.ts';
 
 const PYTHON = process.env['BENCH_PYTHON'] ?? '/usr/bin/python3';
 const CHECK = fileURLToPath(new URL('warcio_check.py', import.meta.url));
@@ -35,10 +35,7 @@ interface Checked {
 }
 
 function warcioCheck(path: string): { records: Checked[]; error: string | null } {
-  const lines = execFileSync(PYTHON, [CHECK, path], { encoding: 'utf8', maxBuffer: 1 << 28 }).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  const summary = lines.pop() as { records: number; error: string | null };
-  const records = lines as unknown as Checked[];
-  expect(records).toHaveLength(summary.records);
+  const { records, summary } = pythonRecords<Checked, { records: number; error: string | null }>(PYTHON, CHECK, path);
   return { records, error: summary.error };
 }
 
