@@ -206,10 +206,10 @@ export const WARC_ENGINES = {
   pyRewrite: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'rewrite', file, `${file}.py.warc.gz`]),
   /** The stand-in job with links made absolute and nothing written (bench/warc_job.py read). */
   pyRead: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'read', file]),
-  /** warcio.js reading every record's content, nothing else. */
-  warcioJs: (file: string): Proc => timed(process.execPath, [`${here}warc.ts`, 'warcio', file]),
-  /** Our reader alone: every member inflated and parsed, nothing rewritten or written. */
-  reader: (file: string): Proc => timed(process.execPath, [`${here}warc.ts`, 'read', file]),
+  /** warcio.js reading every record's content, nothing else (bench/warc-read.js: plain JavaScript, no TypeScript to strip at start). */
+  warcioJs: (file: string): Proc => timed(process.execPath, [`${here}warc-read.js`, 'warcio', file]),
+  /** Our reader alone: every member inflated and parsed, nothing rewritten or written (bench/warc-read.js, as above). */
+  reader: (file: string): Proc => timed(process.execPath, [`${here}warc-read.js`, 'ours', file]),
   /** The stand-in job's reader alone (bench/warc_job.py scan: members inflated, records parsed, nothing else). */
   pyReader: (file: string): Proc => timed(PYTHON, [`${here}warc_job.py`, 'scan', file]),
   /** warcio's reader alone (bench/warcio_job.py scan: every record iterated, nothing read from it). */
