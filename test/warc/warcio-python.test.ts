@@ -18,6 +18,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CORPUS_DIR, corpusFiles, pythonRecords, readCorpus, runWarc, units } from './helpers.ts';
 
+/** The bench's interpreter (bench/warc.ts), not the MIME harness's `python3`: Debian's, where python3-lxml and -six are. */
 const PYTHON = process.env['BENCH_PYTHON'] ?? '/usr/bin/python3';
 const CHECK = fileURLToPath(new URL('warcio_check.py', import.meta.url));
 const JOB = fileURLToPath(new URL('../../bench/warcio_job.py', import.meta.url));

@@ -1,7 +1,8 @@
 """Reads a WARC file with warcio itself (bench/vendor/warcio, 1.8.1 unchanged), as `warcio check` does: every record
-iterated with check_digests=True and its content read to the end. Prints one JSON line per record (offset and length as an index gives them, id, type,
-target URI (an ARC record's URL), whether its digests held: true, false, or null when warcio checked none, and warcio's problems), then a
-summary line with the record count, or the error that stopped warcio.
+iterated with check_digests=True and its content read to the end. Prints one JSON line per record (offset and length
+as an index gives them, id, type, target URI (an ARC record's URL), whether its digests held: true, false, or null
+when warcio checked none, and warcio's problems), then a summary line with the record count, or the error that
+stopped warcio.
 
     python3 warcio_check.py FILE
 """
