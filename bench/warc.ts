@@ -104,17 +104,20 @@ export function generate(targetBytes: number = TARGET_BYTES): string {
   return file;
 }
 
-/** As `absolutize crawl.warc.gz` sets V8's heap growth and tiering (src/cli/heap-growth.ts). */
-async function asTheCli(): Promise<void> {
+/**
+ * The rewriter's threads as the CLI runs it (one worker thread a core), with V8's heap growth and tiering set as
+ * `absolutize crawl.warc.gz` sets them: once the threads have loaded (src/cli/heap-growth.ts).
+ */
+async function asTheCli(): Promise<{ threads: number; onThreadsLoaded: () => void }> {
   const { limitWarcHeap } = await import('../dist/cli/heap-growth.js');
-  limitWarcHeap();
+  const threads = Number(process.env['BENCH_WARC_THREADS'] ?? Math.max(0, availableParallelism() - 1));
+  if (threads === 0) limitWarcHeap();
+  return { threads, onThreadsLoaded: limitWarcHeap };
 }
 
 async function ours(file: string): Promise<Run> {
-  await asTheCli();
   const { createWarcRewriter } = await import('../dist/warc/rewriter.js');
-  // As the CLI runs it: one worker thread a core.
-  const rewriter = createWarcRewriter({ threads: Number(process.env['BENCH_WARC_THREADS'] ?? Math.max(0, availableParallelism() - 1)) });
+  const rewriter = createWarcRewriter(await asTheCli());
   const t0 = performance.now();
   await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), rewriter, createWriteStream(`${file}.out`));
   const summary = await rewriter.summary;
@@ -147,8 +150,8 @@ async function warcio(file: string): Promise<Run> {
 
 /** MB of input: `file` again and again, through the rewriter into nothing. */
 async function stream(mb: number, file: string): Promise<Run> {
-  await asTheCli();
   const { createWarcRewriter } = await import('../dist/warc/rewriter.js');
+  const threads = await asTheCli();
   const total = mb * 1_000_000;
   async function* source(): AsyncGenerator<Buffer> {
     let produced = 0;
@@ -159,7 +162,7 @@ async function stream(mb: number, file: string): Promise<Run> {
       }
     }
   }
-  const rewriter = createWarcRewriter({ threads: Number(process.env['BENCH_WARC_THREADS'] ?? Math.max(0, availableParallelism() - 1)) });
+  const rewriter = createWarcRewriter(threads);
   const t0 = performance.now();
   await pipeline(Readable.from(source()), rewriter, new Writable({ write: (_c, _e, cb) => cb() }));
   const summary = await rewriter.summary;

@@ -4,7 +4,7 @@
  * page faults: the JIT warm-up and heap growth of the rewriting thread (docs/performance.md, WARC). With the
  * flags the command line sets for a crawl:
  *   node --max-semi-space-size=4 --efficiency-mode --no-single-threaded-gc-in-background \
- *     --heap-growing-percent=200 --initial-old-space-size=32 bench/whole-passes.ts [PASSES]
+ *     --heap-growing-percent=200 bench/whole-passes.ts [PASSES]
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -38,18 +38,6 @@ export function limitHeapGrowth(percent: number = URL_LIST_HEAP_GROWING_PERCENT)
 }
 
 /**
- * The old generation a WARC rewriting thread starts from, in MiB (V8's `--initial-old-space-size`): a floor
- * under the factor above. A worker's live heap is small (~15 MB), and how small decided its speed: loading
- * undici's MIME type module alone instead of all of undici (~5 MB less live) made the thread collect its old
- * generation 30 times instead of 5 on the bench's crawl, with its scavenges running during marking (520 ms of
- * scavenges, not 290): the whole file took 4.45 s instead of 3.6 s (six paired runs each, bench/warc.ts `ours`,
- * one worker). With this floor the speed no longer hangs on what happens to be loaded; with all of undici
- * loaded it changes nothing measurable (3.4–3.8 s, 229–251 MiB, against 3.3–3.5 s, 226–258 MiB). V8 reads the
- * flag when it makes an isolate, so set at run time it is the worker threads' alone.
- */
-export const WARC_INITIAL_OLD_SPACE_MB = 32;
-
-/**
  * V8's tiering for a WARC run: `--efficiency-mode` ("no latency requirements") holds a function back from TurboFan
  * until 15,000 calls (`--efficiency-mode-delay-turbofan`) instead of 3,000, so that the rewriting thread's hot
  * code is optimized once its type feedback has settled rather than optimized, deoptimized and optimized again:
@@ -83,9 +71,17 @@ export function tuneForMail(): void {
   for (const flag of MAIL_TIERING_FLAGS) setFlagsFromString(flag);
 }
 
-/** A WARC or ARC run's heap and tiering settings: set before the rewriting threads start. */
+/**
+ * A WARC or ARC run's heap and tiering settings, for the whole process from the call on. With worker threads,
+ * call it once they have loaded (`onThreadsLoaded`), not before they start: every one of these flags changes the
+ * hash V8 checks a code cache against (`--max-semi-space-size` does not), so a thread started after it rejected
+ * the code cache built into Node for each of its ~150 own modules (`NODE_DEBUG_NATIVE=CODE_CACHE`: 151 rejected,
+ * 8 after) and compiled them from source: the rewriting thread took 140–200 ms of CPU to load instead of 87–116
+ * (`process.threadCpuUsage()` when it had loaded, six runs each). The old generation's floor it was started with
+ * before (`--initial-old-space-size=32`, read only when a thread starts) no longer changed anything on the bench
+ * crawl: 1 full collection in the thread and 169–173 scavenges either way (`--trace-gc`).
+ */
 export function limitWarcHeap(): void {
   limitHeapGrowth(WARC_HEAP_GROWING_PERCENT);
-  setFlagsFromString(`--initial-old-space-size=${WARC_INITIAL_OLD_SPACE_MB}`);
   for (const flag of WARC_TIERING_FLAGS) setFlagsFromString(flag);
 }

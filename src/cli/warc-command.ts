@@ -70,9 +70,6 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
     throw new AbsError('a WARC is not written to a terminal: give -o FILE, or --links - for the report only', 'ABS_ERR_USAGE');
   }
 
-  // A crawl is a long run of independent records: bound how far V8 lets the heaps grow, and hold its optimizing
-  // compiler back until the rewriting code's types have settled (heap-growth.ts).
-  limitWarcHeap();
   let links: LinkSink | null = null;
   let output: AtomicFile | null = null;
   let source: Readable;
@@ -93,6 +90,13 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
   const progress = createProgress(io, true);
   // The progress line (progress.ts): bytes read of the file's size, rate, time left, records.
   const total = input === '-' ? null : ((await stat(input).catch(() => null))?.size ?? null);
+  // Responses are rewritten on worker threads, one a core beside the one reading the file; a small file in this
+  // thread (INLINE_BELOW_BYTES).
+  const threads = total !== null && total < INLINE_BELOW_BYTES ? 0 : Math.max(0, availableParallelism() - 1);
+  // A crawl is a long run of independent records: bound how far V8 lets the heaps grow, and hold its optimizing
+  // compiler back until the rewriting code's types have settled; with threads, once they have loaded
+  // (heap-growth.ts).
+  if (threads === 0) limitWarcHeap();
   const progressStarted = performance.now();
   /** Why the output is partial (a damaged input), or null. */
   let partial: string | null = null;
@@ -108,9 +112,8 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
       honourHttpContentLocation: values['http-content-location'],
       linkKeys: values['link-keys'],
       rewriteHeaderReferences: values['warc-header-references'],
-      // Responses are rewritten on worker threads, one a core beside the one reading the file; a small file in
-      // this thread (INLINE_BELOW_BYTES).
-      threads: total !== null && total < INLINE_BELOW_BYTES ? 0 : Math.max(0, availableParallelism() - 1),
+      threads,
+      onThreadsLoaded: limitWarcHeap,
       document: input,
       filename: values.output === undefined || toStdout ? undefined : basename(values.output),
       // No listener without a report: the rewriter then keeps no reference records (src/warc/record-job.ts).

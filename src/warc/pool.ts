@@ -20,9 +20,13 @@ export class RewritePool {
   private readonly busy: number[] = [];
 
   private readonly size: number;
+  /** Called when every thread has said it has loaded the rewriters (rewrite-worker.ts). */
+  private readonly onLoaded: (() => void) | undefined;
+  private loaded = 0;
 
-  constructor(size: number) {
+  constructor(size: number, onLoaded?: () => void) {
     this.size = size;
+    this.onLoaded = onLoaded;
   }
 
   /** The threads start with the first job: a file with nothing to rewrite starts none. */
@@ -35,7 +39,11 @@ export class RewritePool {
     for (let i = 0; i < this.size; i++) {
       const w = new Worker(script, { workerData });
       const index = i;
-      w.on('message', (m: { seq: number; result?: JobResult; error?: { message: string; code?: string } }) => {
+      w.on('message', (m: { loaded?: true; seq: number; result?: JobResult; error?: { message: string; code?: string } }) => {
+        if (m.loaded === true) {
+          if (++this.loaded === this.size) this.onLoaded?.();
+          return;
+        }
         this.busy[index]!--;
         const entry = this.waiting.get(m.seq);
         if (entry === undefined) return;

@@ -18,6 +18,8 @@ if (cacheDir !== undefined && module.enableCompileCache !== undefined) {
   }
 }
 const { runRewriteJob } = await import('./record-job.ts');
+// Loaded: V8 flags the CLI sets from now on no longer cost this thread the code caches of what it loaded (pool.ts).
+parentPort!.postMessage({ loaded: true });
 
 /**
  * The result with its byte arrays moved rather than cloned. Only an array that is the whole of its buffer is

@@ -78,6 +78,12 @@ export interface WarcRewriteOptions extends RewriteChoices {
    * package. @default 0 (in this thread)
    */
   readonly threads?: number | undefined;
+  /**
+   * Called once, when every worker thread has loaded the rewriters (never without `threads`, nor when nothing
+   * came to rewrite). The CLI sets its V8 flags here: set before a thread starts, a flag changes the hash V8
+   * checks code caches against, and the thread then compiles Node's own modules from source (heap-growth.ts).
+   */
+  readonly onThreadsLoaded?: (() => void) | undefined;
   /** WARC-Date of the new warcinfo. @default now */
   readonly now?: string | undefined;
 }
@@ -227,7 +233,7 @@ export async function* rewriteWarcChunks(source: AsyncIterable<Buffer | string>,
   const info: WarcReaderInfo = { format: null, compressed: null };
   const summary: WarcSummary = { format: null, compressed: null, records: 0, gaps: 0, truncated: false, partial: false, rewritten: 0, references: 0, bytesIn: 0, bytesOut: 0, warnings: 0 };
   const threads = options.threads ?? 0;
-  const pool = threads > 0 ? new RewritePool(threads) : null;
+  const pool = threads > 0 ? new RewritePool(threads, options.onThreadsLoaded) : null;
   const session = new RecordRewriter(options, summary, limits, pool);
   // Units read ahead while rewrites run: rewrite jobs a few per thread (most units are copies that need no
   // thread: requests, images, revisits), a bound on the units, and one on their bytes.
