@@ -18,7 +18,7 @@
 import { AbsError, LimitExceededError } from '../errors.ts';
 import type { WarcLimits } from '../limits.ts';
 import { constants, inflateRawSync } from 'node:zlib';
-import { gzipHeaderLength, inflateMember, isGzipMagic } from './gzip-member.ts';
+import { gzipHeaderLength, inflateMember, isGzipMagic, nextGzipMagic } from './gzip-member.ts';
 import { parseStep, sniffRecordFormat } from './record.ts';
 import type { ParseState, WarcHeader, WarcItem } from './record.ts';
 
@@ -205,7 +205,7 @@ export async function* readWarc(source: AsyncIterable<Buffer | string>, limits: 
   const gapEnd = async (from: number): Promise<number> => {
     const piece = Math.max(from, limits.maxWarcHeaderBytes);
     for (;;) {
-      const next = win.buf.indexOf(GZIP_MAGIC, from);
+      const next = nextGzipMagic(win.buf, from);
       if (next !== -1 && next <= piece) return next;
       // No magic starts at or before `piece` once the bytes up to where one starting there would end are in hand.
       if (win.buf.length >= piece + GZIP_MAGIC.length) return piece;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { constants, crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
-import { MAX_SIZED_CHUNK, gzipChunkSize, gzipHeaderLength, inflateMember, outputChunkSize } from './gzip-member.ts';
+import { MAX_SIZED_CHUNK, gzipChunkSize, gzipHeaderLength, inflateMember, nextGzipMagic, outputChunkSize } from './gzip-member.ts';
 import { dechunk, parseHttpHead } from './http-message.ts';
 import { arcDateToWarc, parseArcLine, parseFields } from './record.ts';
 import { PassThrough } from 'node:stream';
@@ -122,6 +122,19 @@ describe('zlib output chunks sized from the trailer', () => {
         expect(chunk).toBeGreaterThanOrEqual(64);
         expect(chunk === 16 * 1024 || (chunk <= max + 1 && chunk <= MAX_SIZED_CHUNK)).toBe(true);
       }),
+    );
+  });
+
+  test('nextGzipMagic finds what a search for the whole magic (1f 8b 08) finds', () => {
+    // Its bytes and their neighbours are most of the input, so partial magics and magics cut by the end abound.
+    const byte = fc.constantFrom(0x1f, 0x8b, 0x08, 0x00, 0xff);
+    const magic = Buffer.from([0x1f, 0x8b, 0x08]);
+    fc.assert(
+      fc.property(fc.array(byte, { maxLength: 200 }), fc.nat(30), (bytes, from) => {
+        const b = Buffer.from(bytes);
+        expect(nextGzipMagic(b, from)).toBe(b.indexOf(magic, from));
+      }),
+      { numRuns: 3000 },
     );
   });
 
