@@ -151,7 +151,7 @@ async function warcio(file: string): Promise<Run> {
 /** MB of input: `file` again and again, through the rewriter into nothing. */
 async function stream(mb: number, file: string): Promise<Run> {
   const { createWarcRewriter } = await import('../dist/warc/rewriter.js');
-  const threads = await asTheCli();
+  const asCli = await asTheCli();
   const total = mb * 1_000_000;
   async function* source(): AsyncGenerator<Buffer> {
     let produced = 0;
@@ -162,7 +162,7 @@ async function stream(mb: number, file: string): Promise<Run> {
       }
     }
   }
-  const rewriter = createWarcRewriter(threads);
+  const rewriter = createWarcRewriter(asCli);
   const t0 = performance.now();
   await pipeline(Readable.from(source()), rewriter, new Writable({ write: (_c, _e, cb) => cb() }));
   const summary = await rewriter.summary;

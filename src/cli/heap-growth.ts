@@ -76,8 +76,9 @@ export function tuneForMail(): void {
  * call it once they have loaded (`onThreadsLoaded`), not before they start: every one of these flags changes the
  * hash V8 checks a code cache against (`--max-semi-space-size` does not), so a thread started after it rejected
  * the code cache built into Node for each of its ~150 own modules (`NODE_DEBUG_NATIVE=CODE_CACHE`: 151 rejected,
- * 8 after) and compiled them from source: the rewriting thread took 140–200 ms of CPU to load instead of 87–116
- * (`process.threadCpuUsage()` when it had loaded, six runs each). The old generation's floor it was started with
+ * 8 after) and compiled them from source: the rewriting thread took 147–217 ms of CPU to load (median 186)
+ * instead of 95–128 (median 110; `process.threadCpuUsage()` when it had loaded, the built command on a 6 MB crawl,
+ * seven runs each). The old generation's floor it was started with
  * before (`--initial-old-space-size=32`, read only when a thread starts) no longer changed anything on the bench
  * crawl: 1 full collection in the thread and 169–173 scavenges either way (`--trace-gc`).
  */

@@ -95,7 +95,7 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
   const threads = total !== null && total < INLINE_BELOW_BYTES ? 0 : Math.max(0, availableParallelism() - 1);
   // A crawl is a long run of independent records: bound how far V8 lets the heaps grow, and hold its optimizing
   // compiler back until the rewriting code's types have settled; with threads, once they have loaded
-  // (heap-growth.ts).
+  // (heap-growth.ts). A crawl with nothing to rewrite starts no thread, and runs under V8's defaults.
   if (threads === 0) limitWarcHeap();
   const progressStarted = performance.now();
   /** Why the output is partial (a damaged input), or null. */

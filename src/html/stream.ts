@@ -368,9 +368,10 @@ export interface OutputRoom {
  * A whole document's output, written into one buffer as it comes (HtmlRewriterStream.rewriteWhole, and the chunks
  * transformWhole collected from another stream), with `room` around it. The buffer starts at `capacity` (for
  * rewriteWhole the input's length and an eighth more) and doubles when that is not enough. It has no limit of its
- * own: it holds one document's output, as the chunks collected before did, and the document is already held whole under its caller's limit (a WARC record's
- * `maxWarcRecordBytes`, a MIME part's). The unused end goes with the output (a WARC record is written in this
- * buffer and moved to the writing thread whole): at most an eighth of the input, or half the buffer once doubled.
+ * own: it holds one document's output, as the chunks collected before did, and the document is already held whole
+ * under its caller's limit (a WARC record's `maxWarcRecordBytes`, a MIME part's). The unused end goes with the
+ * output (a WARC record is written in this buffer and moved to the writing thread whole): at most an eighth of the
+ * input, or half the buffer once doubled.
  */
 class WholeOutput {
   private buffer: Buffer;

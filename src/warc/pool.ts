@@ -39,7 +39,7 @@ export class RewritePool {
     for (let i = 0; i < this.size; i++) {
       const w = new Worker(script, { workerData });
       const index = i;
-      w.on('message', (m: { loaded?: true; seq: number; result?: JobResult; error?: { message: string; code?: string } }) => {
+      w.on('message', (m: { loaded: true } | { loaded?: undefined; seq: number; result?: JobResult; error?: { message: string; code?: string } }) => {
         if (m.loaded === true) {
           if (++this.loaded === this.size) this.onLoaded?.();
           return;

@@ -82,6 +82,7 @@ export interface WarcRewriteOptions extends RewriteChoices {
    * Called once, when every worker thread has loaded the rewriters (never without `threads`, nor when nothing
    * came to rewrite). The CLI sets its V8 flags here: set before a thread starts, a flag changes the hash V8
    * checks code caches against, and the thread then compiles Node's own modules from source (heap-growth.ts).
+   * It is called from a worker's message event: what it throws is uncaught.
    */
   readonly onThreadsLoaded?: (() => void) | undefined;
   /** WARC-Date of the new warcinfo. @default now */
