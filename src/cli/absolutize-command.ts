@@ -98,6 +98,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   if (positionals.length <= 1) {
     const single = positionals[0] ?? '-';
     if (!(await isDirectory(single)) && (values.type === 'warc' || (values.type === 'auto' && single !== '-' && (isWarcName(single) || (await isWarcFile(single)))))) {
+      await checkOutputs(single, values);
       const { warcCommand } = await import('./warc-command.ts');
       return warcCommand(single, values, resolver, io);
     }
@@ -134,16 +135,7 @@ export async function absolutizeCommand(argv: readonly string[], io: CliIo): Pro
   if (values['host-dirs']) throw new AbsError('--host-dirs applies to a directory INPUT only', 'ABS_ERR_USAGE');
   const type = inputType(values.type, input);
   if (type === 'mbox' || type === 'mime') tuneForMail();
-  // Outputs are checked against the input and each other before anything is written (SPEC §7).
-  if (values.output !== undefined && input !== '-' && (await samePath(input, values.output))) {
-    throw new AbsError(`-o ${values.output} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');
-  }
-  if (values.links !== undefined && values.links !== '-') {
-    if (input !== '-' && (await samePath(input, values.links))) throw new AbsError(`--links ${values.links} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');
-    if (values.output !== undefined && (await samePath(values.output, values.links))) throw new AbsError(`--links ${values.links} and -o ${values.output} are one file: give each its own`, 'ABS_ERR_USAGE');
-  }
-  if (values.output !== undefined) await checkOutputPath(values.output, '-o');
-  if (values.links !== undefined && values.links !== '-') await checkOutputPath(values.links, '--links');
+  await checkOutputs(input, values);
   const reportOnly = values.links === '-' && values.output === undefined;
 
   // Set up: links report, output, rewriter.
@@ -329,6 +321,22 @@ export function settingsOf(
     lazyLoad: values['lazy-load'],
     contentLocation: values['content-location'],
   };
+}
+
+/**
+ * Outputs are checked against the input and each other before anything is written (SPEC §7): for every one-input
+ * command, a crawl's too (`-o crawl.warc.gz` over its input, or `--links` over it, once replaced the input).
+ */
+async function checkOutputs(input: string, values: { output?: string | undefined; links?: string | undefined }): Promise<void> {
+  if (values.output !== undefined && input !== '-' && (await samePath(input, values.output))) {
+    throw new AbsError(`-o ${values.output} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');
+  }
+  if (values.links !== undefined && values.links !== '-') {
+    if (input !== '-' && (await samePath(input, values.links))) throw new AbsError(`--links ${values.links} is the input: absolutize never writes over its input`, 'ABS_ERR_USAGE');
+    if (values.output !== undefined && (await samePath(values.output, values.links))) throw new AbsError(`--links ${values.links} and -o ${values.output} are one file: give each its own`, 'ABS_ERR_USAGE');
+  }
+  if (values.output !== undefined) await checkOutputPath(values.output, '-o');
+  if (values.links !== undefined && values.links !== '-') await checkOutputPath(values.links, '--links');
 }
 
 async function samePath(a: string, b: string): Promise<boolean> {

@@ -41,6 +41,25 @@ describe('absolutize on crawl files', () => {
     expect(runCli([IANA, '-o', join(tmp, 'x.warc.gz'), '--warc-output', 'other']).stderr).toContain('[ABS_ERR_USAGE]');
   });
 
+  test('a crawl is never written over: -o or --links naming the input or each other, or in a missing folder, is refused before anything is written', () => {
+    const input = join(tmp, 'guarded.warc');
+    copyFileSync(`${CORPUS_DIR}pywb/example.warc`, input);
+    const before = readFileSync(input);
+    const refused = (args: string[], code: string, status: number): void => {
+      const r = runCli([input, ...args]);
+      expect(r.status, args.join(' ')).toBe(status);
+      expect(r.stderr).toContain(`[${code}]`);
+      expect(readFileSync(input)).toEqual(before);
+    };
+    refused(['-o', input], 'ABS_ERR_USAGE', 2);
+    refused(['-o', join(tmp, 'guarded-out.warc'), '--links', input], 'ABS_ERR_USAGE', 2);
+    refused(['-o', join(tmp, 'same.warc'), '--links', join(tmp, 'same.warc')], 'ABS_ERR_USAGE', 2);
+    refused(['-o', join(tmp, 'missing', 'o.warc')], 'ABS_ERR_OUTPUT', 1);
+    refused(['-o', join(tmp, 'guarded-out.warc'), '--links', join(tmp, 'missing', 'l.jsonl')], 'ABS_ERR_OUTPUT', 1);
+    expect(existsSync(join(tmp, 'guarded-out.warc'))).toBe(false);
+    expect(existsSync(join(tmp, 'same.warc'))).toBe(false);
+  });
+
   test('ARC in, WARC out', async () => {
     const out = join(tmp, 'example.warc.gz');
     expect(runCli([`${CORPUS_DIR}pywb/example.arc.gz`, '-o', out]).status).toBe(0);
