@@ -431,7 +431,11 @@ export function rewriteHead(block: Buffer, head: HttpHead, length: number): Buff
     parts.push(block.subarray(copied, line.start), Buffer.from('X-Archive-Orig-'));
     copied = line.start;
   }
-  parts.push(block.subarray(copied, head.emptyLine), Buffer.from(`Content-Length: ${length}${head.eol}`), block.subarray(head.emptyLine, head.length));
+  // A head cut short (a revisit's block is often the head alone) has no empty line, and its last field may have no
+  // line end: the new field goes on a line of its own, and the empty line that ends a head follows it.
+  const cut = head.emptyLine === head.length;
+  const lineEnd = cut && head.emptyLine > 0 && block[head.emptyLine - 1] !== 0x0a ? head.eol : '';
+  parts.push(block.subarray(copied, head.emptyLine), Buffer.from(`${lineEnd}Content-Length: ${length}${head.eol}${cut ? head.eol : ''}`), block.subarray(head.emptyLine, head.length));
   return Buffer.concat(parts);
 }
 
