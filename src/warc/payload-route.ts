@@ -65,6 +65,10 @@ export function routePayload(header: WarcHeader, block: Buffer): PayloadRoute {
   }
   if (type !== 'response' && type !== 'resource') return copy(`${type ?? 'untyped'} record: copied`);
   if (field(header, 'WARC-Truncated') !== undefined) return copy(`WARC-Truncated: ${field(header, 'WARC-Truncated')}: copied`);
+  // WARC 1.1 §5.13: a record in segments holds the first of them, its payload continued in `continuation`
+  // records that name it by WARC-Segment-Origin-ID. Rewritten alone it would get a new id (the continuations would
+  // name none) and a payload of a rewritten first part and original rest.
+  if (field(header, 'WARC-Segment-Number') !== undefined) return copy(`WARC-Segment-Number: ${field(header, 'WARC-Segment-Number')}: a record in segments, copied`);
   if (type === 'response' && isHttp) {
     const head = parseHttpHead(block);
     if (head === null) return copy('the block does not start with an HTTP response head: copied');

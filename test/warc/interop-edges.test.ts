@@ -38,3 +38,20 @@ describe('a revisit of a rewritten response', () => {
     expect(revisit.headers.get('warc-payload-digest')).toBe(sha1(payload));
   });
 });
+
+describe('a record in segments (WARC 1.1 §5.13, §6.9)', () => {
+  test('the first segment is copied, so that its continuation still names it and the payload joins up as it was', async () => {
+    const html = Buffer.concat([Buffer.from('<html><body><a href="a/b.html">first</a>'), Buffer.alloc(200, 0x20), Buffer.from('<a href="c/d.html">second</a></body></html>')]);
+    const http = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${html.length}\r\n\r\n`), html]);
+    const [first, rest] = [http.subarray(0, http.length - 60), http.subarray(http.length - 60)];
+    const origin = '<urn:uuid:00000001-0000-4000-8000-00000000000a>';
+    const input = Buffer.concat([
+      record([['WARC-Type', 'response'], ['WARC-Record-ID', origin], ['WARC-Date', '2026-01-01T00:00:01Z'], ['WARC-Target-URI', 'http://example.com/p/'], ['Content-Type', 'application/http; msgtype=response'], ['WARC-Segment-Number', '1'], ['WARC-Block-Digest', sha1(first)]], first),
+      record([['WARC-Type', 'continuation'], ['WARC-Record-ID', '<urn:uuid:00000002-0000-4000-8000-00000000000a>'], ['WARC-Date', '2026-01-01T00:00:01Z'], ['WARC-Target-URI', 'http://example.com/p/'], ['WARC-Segment-Origin-ID', origin], ['WARC-Segment-Number', '2'], ['WARC-Segment-Total-Length', String(http.length)], ['WARC-Block-Digest', sha1(rest)]], rest),
+    ]);
+    const run = await runWarc([input]);
+    // Both records as they were, one after the other (after the warcinfo record of the run).
+    expect(run.output.includes(input)).toBe(true);
+    expect(run.summary.rewritten).toBe(0);
+  });
+});
