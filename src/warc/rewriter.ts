@@ -385,7 +385,9 @@ class RecordRewriter {
       ['WARC-Type', 'warcinfo'],
       ['WARC-Record-ID', this.newId()],
       ['WARC-Date', this.options.now ?? warcDateNow()],
-      ...(this.options.filename === undefined ? [] : ([['WARC-Filename', this.options.filename]] as Array<[string, string]>)),
+      // A name of our own, in UTF-8 (WARC 1.1 §4): as its bytes one character each, the way serializeRecord writes
+      // every field (a name of Latin-1 characters, "café", was written as Latin-1).
+      ...(this.options.filename === undefined ? [] : ([['WARC-Filename', Buffer.from(this.options.filename, 'utf8').toString('latin1')]] as Array<[string, string]>)),
       ['Content-Type', 'application/warc-fields'],
       ['WARC-Block-Digest', sha1Digest(block)],
     ], block);
@@ -399,7 +401,9 @@ class RecordRewriter {
       ['WARC-Date', this.options.now ?? warcDateNow()],
       ['Content-Type', 'application/octet-stream'],
       ['WARC-Block-Digest', sha1Digest(bytes)],
-      ['X-Absolutize-Unparsed', reason.replace(/[\r\n]+/g, ' ')],
+      // The reason may quote the input's bytes (an ARC line that was none): ASCII only, so that the header stays
+      // UTF-8 (WARC 1.1 §4) whatever they were.
+      ['X-Absolutize-Unparsed', reason.replace(/[\r\n]+/g, ' ').replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)],
     ], bytes);
   }
 

@@ -4,7 +4,7 @@
  * that must be UTF-8, digests computed as crawlers compute them).
  */
 import { describe, expect, test } from 'vitest';
-import { readWithWarcio, record, response, runWarc, sha1 } from './helpers.ts';
+import { inflateAll, readCorpus, readWithWarcio, record, response, runWarc, sha1 } from './helpers.ts';
 
 const PAGE = Buffer.from('<html><body><a href="a/b.html">x</a></body></html>');
 const ORIGINAL_ID = '<urn:uuid:00000003-0000-4000-8000-000000000000>';
@@ -53,5 +53,42 @@ describe('a record in segments (WARC 1.1 §5.13, §6.9)', () => {
     // Both records as they were, one after the other (after the warcinfo record of the run).
     expect(run.output.includes(input)).toBe(true);
     expect(run.summary.rewritten).toBe(0);
+  });
+});
+
+/** Each WARC header of an uncompressed WARC (or of a .warc.gz inflated whole), as bytes. */
+function warcHeaders(bytes: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = bytes.indexOf('WARC/1.'); at !== -1; ) {
+    const end = bytes.indexOf('\r\n\r\n', at);
+    const head = bytes.subarray(at, end);
+    out.push(head);
+    const length = Number(/\r\nContent-Length: *(\d+)/i.exec(head.toString('latin1'))![1]);
+    at = bytes.indexOf('WARC/1.', end + 4 + length);
+  }
+  return out;
+}
+
+describe('the header fields we write are UTF-8 (WARC 1.1 §4)', () => {
+  const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+  test.each(['café.warc.gz', 'naïve-日本.warc'])('the new warcinfo names the output %j in UTF-8, as its block does', async (filename) => {
+    const run = await runWarc([readCorpus('pywb/example.warc')], { filename });
+    const [warcinfo] = warcHeaders(run.output);
+    const text = strictUtf8.decode(warcinfo);
+    expect(text).toContain(`\r\nWARC-Type: warcinfo\r\n`);
+    expect(text).toContain(`\r\nWARC-Filename: ${filename}\r\n`);
+  });
+
+  test('a gap record quoting an ARC line with a byte that is not UTF-8 (0xE9)', async () => {
+    const arc = readCorpus('pywb/example.arc');
+    const at = arc.indexOf('\nhttp://') + 1;
+    const input = Buffer.concat([arc.subarray(0, at), Buffer.from('caf\xe9 garbage line\n', 'latin1'), arc.subarray(at)]);
+    const run = await runWarc([input]);
+    expect(run.summary.gaps).toBe(1);
+    const headers = warcHeaders(inflateAll(run.output));
+    for (const header of headers) expect(() => strictUtf8.decode(header)).not.toThrow();
+    const gap = headers.map((h) => h.toString('latin1')).find((h) => h.includes('X-Absolutize-Unparsed'))!;
+    expect(gap).toContain('caf\\xe9 garbage line');
   });
 });
