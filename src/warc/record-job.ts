@@ -173,7 +173,8 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   });
 
   // The payload: de-chunked only if it parses as chunked, then content codings undone.
-  let body = head === null ? block : block.subarray(head.length);
+  const stored = head === null ? block : block.subarray(head.length);
+  let body = stored;
   const notes: string[] = [];
   if (head !== null && headerValues(head, 'Transfer-Encoding').some((v) => /chunked/i.test(v))) {
     const plain = dechunk(body);
@@ -265,9 +266,11 @@ export async function runRewriteJob(job: RewriteJob): Promise<JobResult> {
   }
 
   const payloadDigest = field(job.fields, 'WARC-Payload-Digest');
-  // The original payload's digest, hashed once (the revisit keys and the metadata record both use it).
-  const bodyDigest = sha1Digest(body);
-  const digestKeys = [`${targetUri} ${bodyDigest.toLowerCase()}`, ...(payloadDigest === undefined ? [] : [`${targetUri} ${payloadDigest.toLowerCase()}`])];
+  // The original payload's digest, hashed once (the revisit keys and the metadata record both use it): of the
+  // bytes after the HTTP head as stored, chunk framing and all, as warcio and the crawlers that write
+  // WARC-Payload-Digest compute it; a chunked body's de-chunked digest is a revisit key too.
+  const bodyDigest = sha1Digest(stored);
+  const digestKeys = [`${targetUri} ${bodyDigest.toLowerCase()}`, ...(body === stored ? [] : [`${targetUri} ${sha1Digest(body).toLowerCase()}`]), ...(payloadDigest === undefined ? [] : [`${targetUri} ${payloadDigest.toLowerCase()}`])];
   const finalBase = base as BaseDecision | null;
   const what = `${kind}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
   const result: JobResult = {

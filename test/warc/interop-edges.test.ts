@@ -92,3 +92,25 @@ describe('the header fields we write are UTF-8 (WARC 1.1 §4)', () => {
     expect(gap).toContain('caf\\xe9 garbage line');
   });
 });
+
+describe('a chunked response stored without WARC-Payload-Digest', () => {
+  const chunked = Buffer.concat([Buffer.from(`${PAGE.length.toString(16)}\r\n`), PAGE, Buffer.from('\r\n0\r\n\r\n')]);
+  const head = 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n';
+  const original = record([['WARC-Type', 'response'], ['WARC-Record-ID', ORIGINAL_ID], ['WARC-Date', '2026-01-01T00:00:01Z'], ['WARC-Target-URI', 'http://example.com/p/'], ['Content-Type', 'application/http; msgtype=response']], Buffer.concat([Buffer.from(head), chunked]));
+  const revisit = (digest: string): Buffer => record([['WARC-Type', 'revisit'], ['WARC-Record-ID', '<urn:uuid:00000002-0000-4000-8000-0000000000c1>'], ['WARC-Date', '2026-02-01T00:00:00Z'], ['WARC-Target-URI', 'http://example.com/p/'], ['WARC-Profile', 'http://netpreserve.org/warc/1.0/revisit/identical-payload-digest'], ['WARC-Payload-Digest', digest], ['Content-Type', 'application/http; msgtype=response']], Buffer.from(head));
+
+  // warcio computes a payload digest over the bytes after the HTTP head as stored (DigestVerifyingReader over
+  // the raw stream); some crawlers hash the body de-chunked.
+  test.each([
+    ['as warcio computes it (the stored bytes, chunk framing and all)', sha1(chunked)],
+    ['of the body de-chunked', sha1(PAGE)],
+  ])('a revisit naming its payload by digest %s reads as a revisit of the replacement', async (_name, digest) => {
+    const run = await runWarc([Buffer.concat([original, revisit(digest)])]);
+    const records = await readWithWarcio(run.output);
+    const replacement = records.find((r) => r.type === 'response')!;
+    const relinked = records.find((r) => r.type === 'revisit')!;
+    expect(relinked.headers.get('warc-payload-digest')).toBe(replacement.headers.get('warc-payload-digest'));
+    const metadata = records.find((r) => r.type === 'metadata')!;
+    expect(Buffer.from(metadata.block).toString()).toContain(`absolutize-original-payload-digest: ${sha1(chunked)}\r\n`);
+  });
+});
