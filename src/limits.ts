@@ -266,8 +266,9 @@ export interface WarcLimits {
    */
   readonly maxWarcRecordBytes: number;
   /**
-   * Bytes of one WARC header block (or ARC header line). A header with no end within it is copied as a gap and
-   * reading resumes at the next `WARC/1.` line. Evidence: real WARC headers are under 2 KiB.
+   * Bytes of one WARC header block (or ARC header line) of an uncompressed file. A header with no end within it
+   * is copied as a gap and reading resumes at the next `WARC/1.` line. Inside a gzip member, held whole already
+   * (maxWarcRecordBytes), a header is read whatever its length. Evidence: real WARC headers are under 2 KiB.
    * @default 65536 (64 KiB)
    */
   readonly maxWarcHeaderBytes: number;

@@ -308,20 +308,28 @@ function inflatePartial(member: Buffer, max: number): Buffer {
 /** Every record and gap of one member's data (normally one record). */
 function parseMember(data: Buffer, format: 'warc' | 'arc', state: ParseState): WarcItem[] {
   const items: WarcItem[] = [];
+  // The member is held whole already (maxWarcRecordBytes bounds it), so a header as long as the member costs no
+  // memory more: maxWarcHeaderBytes, which bounds what a stream holds while it looks for a header's end, does not
+  // cut a header inside one (a 70 KB Target-URI, which warcio reads, made the record a gap).
+  const whole: ParseState = { arcVersion: state.arcVersion, maxHeaderBytes: Math.max(state.maxHeaderBytes, data.length) };
   let at = 0;
-  for (;;) {
-    let step;
-    try {
-      step = parseStep(data, at, true, format, state);
-    } catch (err) {
-      // A record cut short inside a whole member: the member is intact, so it is copied as it is.
-      if ((err as AbsError).code !== 'ABS_ERR_WARC_TRUNCATED') throw err;
-      items.push({ kind: 'gap', bytes: data.subarray(at), reason: (err as Error).message });
-      return items;
+  try {
+    for (;;) {
+      let step;
+      try {
+        step = parseStep(data, at, true, format, whole);
+      } catch (err) {
+        // A record cut short inside a whole member: the member is intact, so it is copied as it is.
+        if ((err as AbsError).code !== 'ABS_ERR_WARC_TRUNCATED') throw err;
+        items.push({ kind: 'gap', bytes: data.subarray(at), reason: (err as Error).message });
+        return items;
+      }
+      if (step === null || 'need' in step) return items;
+      items.push(step.item);
+      at += step.length;
     }
-    if (step === null || 'need' in step) return items;
-    items.push(step.item);
-    at += step.length;
+  } finally {
+    state.arcVersion = whole.arcVersion;
   }
 }
 

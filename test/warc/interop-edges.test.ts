@@ -3,6 +3,7 @@
  * WARC 1.1 reader of its own and warcio (a revisit whose HTTP head is cut short, segmented records, header fields
  * that must be UTF-8, digests computed as crawlers compute them).
  */
+import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { inflateAll, readCorpus, readWithWarcio, record, response, runWarc, sha1 } from './helpers.ts';
 
@@ -112,5 +113,20 @@ describe('a chunked response stored without WARC-Payload-Digest', () => {
     expect(relinked.headers.get('warc-payload-digest')).toBe(replacement.headers.get('warc-payload-digest'));
     const metadata = records.find((r) => r.type === 'metadata')!;
     expect(Buffer.from(metadata.block).toString()).toContain(`absolutize-original-payload-digest: ${sha1(chunked)}\r\n`);
+  });
+});
+
+describe('a WARC header longer than maxWarcHeaderBytes (64 KiB) in a gzip member', () => {
+  test('a 70 KB Target-URI: the record is read and rewritten, as warcio reads it, not made a gap', async () => {
+    const uri = `http://example.com/p/?q=${'x'.repeat(70_000)}`;
+    const input = gzipSync(response(ORIGINAL_ID, uri, `HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Length: ${PAGE.length}\n`, PAGE));
+    const run = await runWarc([input]);
+    expect(run.summary.gaps).toBe(0);
+    expect(run.summary.partial).toBe(false);
+    expect(run.summary.rewritten).toBe(1);
+    const records = await readWithWarcio(run.output);
+    const replacement = records.find((r) => r.type === 'response')!;
+    expect(replacement.targetUri).toBe(uri);
+    expect(Buffer.from(replacement.block).toString()).toContain('href="http://example.com/p/a/b.html"');
   });
 });
