@@ -442,6 +442,7 @@ export function reencodeQuotedPrintablePieces(original: QuotedPrintableLines, re
         mode = 'fresh';
         inputLineDone = false;
         qp.column = lastByte === 0 || lastByte === 0x0a || lastByte === 0x0d ? 0 : MAX_SEGMENT_BYTES;
+        qp.verbatimStart = qp.column === 0 && head < count && startsVerbatim(body, head === 0 ? 0 : lines[3 * (head - 1)]!);
       }
     }
     if (mode === 'skip') {
@@ -578,6 +579,13 @@ function grownBuffer(b: Buffer, n: number): Buffer {
 }
 const FROM_SPACE = [0x46, 0x72, 0x6f, 0x6d, 0x20];
 
+/** `b` has "From " or "--" at `at` (a quoted-printable line start that a fresh encoding escapes). */
+export function startsVerbatim(b: Buffer, at: number): boolean {
+  if (b[at] === 0x2d) return b[at + 1] === 0x2d;
+  for (let k = 0; k < FROM_SPACE.length; k++) if (b[at + k] !== FROM_SPACE[k]) return false;
+  return true;
+}
+
 /**
  * Quoted-printable written afresh (RFC 2045 §6.7), in pieces: printable ASCII but "=" as it is, other bytes as
  * "=XX"; whitespace as it is but at the end of a line; the part's own line ending (`eol`) as a hard line break,
@@ -591,6 +599,13 @@ export class QuotedPrintableEncoder {
   private readonly eolBytes: Buffer;
   private readonly lineLength: number;
   private held: Buffer | null = null;
+  /**
+   * The next line start is the start of a physical line of the original that began with "From " or "--" as
+   * it is: that line start is written as it was (re-encoding makes no structure that was not there, and the
+   * bytes outside the rewritten reference stay; an mbox reader splits the output as it split the input).
+   * Set by the caller at a line start; ends with the first byte written.
+   */
+  verbatimStart = false;
 
   constructor(eol: LineEnding, lineLength = 76) {
     this.eol = eol;
@@ -669,12 +684,18 @@ export class QuotedPrintableEncoder {
       }
       i++;
     }
+    if (i > 0) this.verbatimStart = false;
     if (i < data.length) this.held = Buffer.from(data.subarray(i));
     return out.subarray(0, n);
   }
 
   /** Whether the byte at a line start must be encoded; null: the bytes after it are not here yet. */
   private lineStartEscape(data: Buffer, i: number, final: boolean): boolean | null {
+    if (this.verbatimStart && i === 0) {
+      // The original's physical line began so (see `verbatimStart`): what it began with is written as it was.
+      if (startsVerbatim(data, 0)) return false;
+      if (!final && data.length < FROM_SPACE.length) return null;
+    }
     const c = data[i];
     if (c === 0x2d) {
       if (i + 1 >= data.length) return final ? false : null;
@@ -804,7 +825,11 @@ export class Reencoder {
           }
           this.mode = 'fresh';
           this.inputLineDone = false;
-          if (this.qp !== null) this.qp.column = this.lastByte === 0 || this.lastByte === 0x0a || this.lastByte === 0x0d ? 0 : MAX_SEGMENT_BYTES;
+          if (this.qp !== null) {
+            this.qp.column = this.lastByte === 0 || this.lastByte === 0x0a || this.lastByte === 0x0d ? 0 : MAX_SEGMENT_BYTES;
+            const s = this.segments[this.head];
+            this.qp.verbatimStart = this.qp.column === 0 && s !== undefined && startsVerbatim(s.encoded, 0);
+          }
         }
       }
       if (this.mode === 'skip') {
