@@ -310,8 +310,9 @@ function parseMember(data: Buffer, format: 'warc' | 'arc', state: ParseState): W
   const items: WarcItem[] = [];
   // The member is held whole already (maxWarcRecordBytes bounds it), so a header as long as the member costs no
   // memory more: maxWarcHeaderBytes, which bounds what a stream holds while it looks for a header's end, does not
-  // cut a header inside one (a 70 KB Target-URI, which warcio reads, made the record a gap).
-  const whole: ParseState = { arcVersion: state.arcVersion, maxHeaderBytes: Math.max(state.maxHeaderBytes, data.length) };
+  // cut a header inside one (a 70 KB Target-URI, which warcio reads, made the record a gap). One byte more than
+  // the member: a header that does not end in it is a header the member ends inside, not one over a limit.
+  const whole: ParseState = { arcVersion: state.arcVersion, maxHeaderBytes: Math.max(state.maxHeaderBytes, data.length + 1) };
   let at = 0;
   try {
     for (;;) {

@@ -129,4 +129,13 @@ describe('a WARC header longer than maxWarcHeaderBytes (64 KiB) in a gzip member
     expect(replacement.targetUri).toBe(uri);
     expect(Buffer.from(replacement.block).toString()).toContain('href="http://example.com/p/a/b.html"');
   });
+
+  test('a member over 64 KiB that ends inside its header: a gap that says so, not one blaming a limit that no longer applies there', async () => {
+    const cut = gzipSync(Buffer.from(`WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/${'x'.repeat(70_000)}\r\n`));
+    const whole = gzipSync(response(ORIGINAL_ID, 'http://example.com/p/', `HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 2\n`, Buffer.from('hi')));
+    const run = await runWarc([Buffer.concat([whole, cut, whole])]);
+    expect(run.summary.gaps).toBe(1);
+    expect(run.summary.records).toBe(2);
+    expect(run.warnings.map((w) => w.message)).toEqual([expect.stringContaining('the input ends inside a WARC header (70')]);
+  });
 });
