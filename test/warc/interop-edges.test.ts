@@ -92,6 +92,20 @@ describe('the header fields we write are UTF-8 (WARC 1.1 §4)', () => {
     const gap = headers.map((h) => h.toString('latin1')).find((h) => h.includes('X-Absolutize-Unparsed'))!;
     expect(gap).toContain('caf\\xe9 garbage line');
   });
+
+  test('a backslash in the quoted line reads back apart from an escaped byte (the line is quoted as JSON first)', async () => {
+    const arc = readCorpus('pywb/example.arc');
+    const at = arc.indexOf('\nhttp://') + 1;
+    // The input line holds the four characters \xe9 and a real 0xE9: read back, they must differ.
+    const input = Buffer.concat([arc.subarray(0, at), Buffer.from('a\\xe9 b\xe9 garbage line\n', 'latin1'), arc.subarray(at)]);
+    const run = await runWarc([input]);
+    expect(run.summary.gaps).toBe(1);
+    const gap = warcHeaders(inflateAll(run.output)).map((h) => h.toString('latin1')).find((h) => h.includes('X-Absolutize-Unparsed'))!;
+    const field = /X-Absolutize-Unparsed: not an ARC header line: ([^\r]*)/.exec(gap)![1]!;
+    // Escapes read left to right: "\\" a backslash (JSON's), "\xNN" a byte outside printable ASCII (ours).
+    const unquoted = field.replace(/\\(?:x([0-9a-f]{2})|(["\\]))/g, (_, hex: string | undefined, char: string | undefined) => (hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : char!));
+    expect(unquoted).toBe('"a\\xe9 b\xe9 garbage line"');
+  });
 });
 
 describe('a chunked response stored without WARC-Payload-Digest', () => {
