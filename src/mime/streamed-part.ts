@@ -55,8 +55,8 @@ export class StreamedPart {
 
   private decoded(segments: ReturnType<QuotedPrintableDecoder['push']>): void {
     if (segments.length === 0) return;
-    // The original's line style, from its first line.
-    this.reencoder ??= new Reencoder(this.encoding as 'base64' | 'quoted-printable', encodedStyleOf(segments[0]));
+    // The original's line style, from its first lines.
+    this.reencoder ??= new Reencoder(this.encoding as 'base64' | 'quoted-printable', encodedStyleOf(segments));
     // Segments first: the rewriter may answer while it is written to.
     this.reencoder.addSegments(segments);
     const pieces = segments.map((s) => s.decoded);
@@ -87,7 +87,7 @@ export class StreamedPart {
       return;
     }
     // Output before any segment cannot be (the rewriter writes only what it was given), but is kept correct.
-    this.reencoder ??= new Reencoder(this.encoding as 'base64' | 'quoted-printable', encodedStyleOf(undefined));
+    this.reencoder ??= new Reencoder(this.encoding as 'base64' | 'quoted-printable', encodedStyleOf([]));
     this.push(this.reencoder.writeBytes(chunk, false));
   }
 

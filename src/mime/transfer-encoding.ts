@@ -6,7 +6,7 @@
  */
 import libbase64 from 'libbase64';
 import { Base64Decoder, decodeQuotedPrintableLines, lineEndingOf, QuotedPrintableDecoder, quotedPrintableSegments, reencodeQuotedPrintablePieces, Reencoder } from './codec.ts';
-import type { EncodedStyle, QuotedPrintableLines, Segment } from './codec.ts';
+import type { EncodedStyle, LineEnding, QuotedPrintableLines, Segment } from './codec.ts';
 
 export type TransferEncoding = '7bit' | '8bit' | 'binary' | 'base64' | 'quoted-printable';
 
@@ -17,15 +17,36 @@ export function transferEncodingOf(value: string | false | undefined): TransferE
 }
 
 /**
- * The line style of an encoded body from its first physical line: its line ending (CRLF when it has none) and
- * its length (base64 line length; 76 when the body is one line).
+ * The line style of an encoded body: its line ending (`lineEndingOfBody` over `segments`, the body's first
+ * physical lines in order; CRLF when it has none) and the length of its first line (base64 line length; 76
+ * when the body is one line).
  */
-export function encodedStyleOf(first: Segment | undefined): EncodedStyle {
-  const eol = first === undefined ? null : lineEndingOf(first.encoded, true);
+export function encodedStyleOf(segments: readonly Segment[]): EncodedStyle {
+  const first = segments[0];
+  const eol = first === undefined ? null : lineEndingOfSegments(segments);
   if (eol === null || first === undefined) return { eol: '\r\n', lineLength: 76 };
   // The first line of the segment (a base64 segment holds several).
   const length = first.encoded.indexOf(eol === '\r' ? 0x0d : eol === '\n' ? 0x0a : 0x0d);
   return { eol, lineLength: length > 0 ? length : 76 };
+}
+
+/**
+ * The line ending lines written afresh get: that of the body's first line ending in LF (CRLF or LF) or, when
+ * no line does, its first line's (a bare CR: a body of CR-only lines). A bare CR before the first LF is not the
+ * body's style but a mangled line end — `=\r\r\n`, a CRLF file converted to CRLF once more, leaves its soft
+ * line break ending in a lone CR; taken as the style, every line written afresh ended in a bare CR and each LF
+ * of the decoded text became "=0A", bytes far from the rewritten reference.
+ */
+export function lineEndingOfBody(encoded: Buffer): LineEnding | null {
+  const lf = encoded.indexOf(0x0a);
+  if (lf !== -1) return lf > 0 && encoded[lf - 1] === 0x0d ? '\r\n' : '\n';
+  return lineEndingOf(encoded, true);
+}
+
+/** `lineEndingOfBody` of the segments' bytes joined (a CRLF is never split between two segments). */
+function lineEndingOfSegments(segments: readonly Segment[]): LineEnding | null {
+  for (const s of segments) if (s.encoded.indexOf(0x0a) !== -1) return lineEndingOfBody(s.encoded);
+  return lineEndingOf(segments[0]!.encoded, true);
 }
 
 /** Whether the encoded bytes end with a line ending. */
@@ -89,12 +110,11 @@ export function encodeBody(decoded: Buffer, encoding: TransferEncoding, original
 export function encodeBodyPieces(decoded: Buffer, encoding: TransferEncoding, original: Buffer, lines: QuotedPrintableLines | null = null): Buffer[] {
   if (encoding !== 'base64' && encoding !== 'quoted-printable') return [decoded];
   if (encoding === 'quoted-printable' && lines !== null && lines.body === original) {
-    const first = lines.count === 0 ? undefined : original.subarray(0, lines.lines[0]);
-    const eol = first === undefined ? null : lineEndingOf(first, true);
+    const eol = lines.count === 0 ? null : lineEndingOfBody(original);
     return reencodeQuotedPrintablePieces(lines, decoded, eol ?? '\r\n', endsWithLineEnding(original));
   }
   const segments = segmentsOf(original, encoding);
-  const reencoder = new Reencoder(encoding, encodedStyleOf(segments[0]));
+  const reencoder = new Reencoder(encoding, encodedStyleOf(segments));
   reencoder.addSegments(segments);
   return [reencoder.writeBytes(decoded, true, endsWithLineEnding(original))];
 }

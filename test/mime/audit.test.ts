@@ -89,3 +89,26 @@ describe('quoted-printable lines that began with "From " or "--" stay so when re
     expect(output).not.toMatch(/^--/m);
   });
 });
+
+describe('a quoted-printable body whose first line ends in a lone CR (a CRLF file converted to CRLF again: "=\\r\\r\\n")', () => {
+  // The soft line break of the first line ends in a bare CR; every other line ends in CRLF, as the header's do.
+  const body = '<html><body><p>Some long line of text that goes on and on =\r\r\nwraps here</p>\r\n--\r\nSignature line\r\n<a href=3D"rel/x.html">x</a>\r\n-- \r\nFrom me\r\n</body></html>\r\n';
+  const msg = `MIME-Version: 1.0\r\nContent-Type: text/html; charset=us-ascii\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n${body}`;
+  const expected = msg.replace('"rel/x.html"', `"${new URL('rel/x.html', BASE).href}"`);
+
+  for (const chunk of [1 << 20, 7, 1]) {
+    it(`a message, in writes of ${chunk} bytes: lines written afresh end in CRLF, every byte but the reference as it was`, async () => {
+      const output = await run(createMimeRewriter({ fallback: BASE }), Buffer.from(msg, 'latin1'), chunk);
+      expect(output.toString('latin1')).toBe(expected);
+    });
+  }
+
+  it('an mbox of two such messages: the same, and Python and mutt read as many messages', async () => {
+    const input = Buffer.from(`${FROM_.replace('\n', '\r\n')}${msg}\r\n${FROM_.replace('\n', '\r\n')}${msg}\r\n`, 'latin1');
+    for (const chunk of [input.length, 7]) {
+      const output = await run(createMboxRewriter({ fallback: BASE }), input, chunk);
+      expect(output.toString('latin1'), `chunk ${chunk}`).toBe(input.toString('latin1').split('"rel/x.html"').join(`"${new URL('rel/x.html', BASE).href}"`));
+      expect(counts(output)).toEqual(counts(input));
+    }
+  });
+});

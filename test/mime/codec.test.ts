@@ -187,7 +187,7 @@ describe('reencodeQuotedPrintable (a whole body, segments as numbers)', () => {
   /** What encodeBody wrote before: the Reencoder over the segments of the whole original. */
   const bySegments = (original: Buffer, rewritten: Buffer): Buffer => {
     const segments = quotedPrintableSegments(original)!;
-    const r = new Reencoder('quoted-printable', encodedStyleOf(segments[0]));
+    const r = new Reencoder('quoted-printable', encodedStyleOf(segments));
     r.addSegments(segments);
     return r.writeBytes(rewritten, true, endsWithLineEnding(original));
   };
@@ -199,7 +199,7 @@ describe('reencodeQuotedPrintable (a whole body, segments as numbers)', () => {
         // Against the segment decoder (decodeQuotedPrintable is now this function's own .decoded).
         expect(lines.decoded.equals(Buffer.concat(quotedPrintableSegments(original)!.map((s) => s.decoded)))).toBe(true);
         const rewritten = apply(lines.decoded, list);
-        const style = encodedStyleOf(quotedPrintableSegments(original)![0]);
+        const style = encodedStyleOf(quotedPrintableSegments(original)!);
         const ours = reencodeQuotedPrintable(lines, rewritten, style.eol, endsWithLineEnding(original));
         expect(ours.toString('latin1')).toBe(bySegments(original, rewritten).toString('latin1'));
       }),
