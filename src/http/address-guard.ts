@@ -15,6 +15,8 @@ import type { Socket } from 'node:net';
 import { undici } from './undici.ts';
 import { AbsError } from '../errors.ts';
 import { skipInterimContinue } from './interim-responses.ts';
+import { reportResets } from './connection-reset.ts';
+import { normalizeFraming } from './framing.ts';
 
 // IANA IPv4 Special-Purpose Address Registry (RFC 6890 and successors): addresses that are not the public
 // internet ("Globally Reachable: False"), plus multicast and the reserved 240/4.
@@ -141,7 +143,8 @@ export interface ConnectorOptions {
 }
 
 /**
- * undici's connector, with the connect timeout, `100 Continue` responses skipped (interim-responses.ts) and,
+ * undici's connector, with the connect timeout, `100 Continue` responses skipped (interim-responses.ts), resets
+ * reported as failures (connection-reset.ts), repeated Content-Length read as Chromium reads it (framing.ts) and,
  * when asked, the private-address guard.
  */
 export function createConnector(options: ConnectorOptions): buildConnector.connector {
@@ -154,6 +157,6 @@ export function createConnector(options: ConnectorOptions): buildConnector.conne
       callback(new AddressRefusedError(opts.hostname, opts.hostname), null);
       return;
     }
-    connect(opts, (err, socket) => (err === null ? callback(null, skipInterimContinue(socket as Socket)) : callback(err, null)));
+    connect(opts, (err, socket) => (err === null ? callback(null, reportResets(skipInterimContinue(normalizeFraming(socket as Socket)))) : callback(err, null)));
   };
 }

@@ -209,6 +209,9 @@ class ContentDecoder extends Transform {
 
   override _flush(callback: TransformCallback): void {
     if (this.#gzipHeader !== null && this.#gzipHeader.started && !this.#gzipHeader.done) return callback(gzipError('unexpected end of file', 'Z_BUF_ERROR'));
+    // A gzip member's header with no DEFLATE data after it is cut short as surely as one cut inside its header
+    // (an empty body is empty; a header alone is not an empty document).
+    if (this.#gzipHeader !== null && this.#gzipHeader.done && this.#inner === null) return callback(gzipError('unexpected end of file', 'Z_BUF_ERROR'));
     if (this.#inner === null && this.#held !== null) this.#start(this.#held);
     const inner = this.#inner;
     if (inner === null) return callback();

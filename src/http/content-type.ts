@@ -46,6 +46,63 @@ export function parseContentType(value: string | null | undefined): ContentTypeI
 }
 
 /**
+ * https://fetch.spec.whatwg.org/#header-value-get-decode-and-split: a header value split at the commas that are
+ * not inside a quoted string, each piece trimmed of spaces and tabs.
+ */
+export function splitHeaderValue(input: string): string[] {
+  const values: string[] = [];
+  let position = 0;
+  let temporary = '';
+  for (;;) {
+    while (position < input.length && input[position] !== '"' && input[position] !== ',') temporary += input[position++];
+    if (position < input.length && input[position] === '"') {
+      // https://fetch.spec.whatwg.org/#collect-an-http-quoted-string, the quotes and escapes kept.
+      const start = position++;
+      for (;;) {
+        while (position < input.length && input[position] !== '"' && input[position] !== '\\') position++;
+        if (position >= input.length) break;
+        const c = input[position++];
+        if (c === '\\') {
+          if (position >= input.length) break;
+          position++;
+        } else break;
+      }
+      temporary += input.slice(start, position);
+      if (position < input.length) continue;
+    }
+    values.push(temporary.replace(/^[ \t]+|[ \t]+$/g, ''));
+    temporary = '';
+    if (position >= input.length) return values;
+    position++; // the comma
+  }
+}
+
+/**
+ * https://fetch.spec.whatwg.org/#concept-header-extract-mime-type, as browsers read a response's `Content-Type`:
+ * every field line (`value` is undici's string, or array for a field sent more than once) split at commas
+ * outside quoted strings; each piece that parses as a MIME type and is not `*\/*` replaces the one before (the
+ * last wins: `text/plain, text/html` is HTML), keeping the earlier `charset` when the essence is the same and
+ * it states none. `raw` is the piece that won (the whole value when none parses).
+ */
+export function extractContentType(value: string | readonly string[] | null | undefined): ContentTypeInfo {
+  if (value === null || value === undefined) return { raw: null, essence: null, charset: undefined, boundary: undefined };
+  const joined = typeof value === 'string' ? value : value.join(', ');
+  let result: ContentTypeInfo | null = null;
+  let charset: string | undefined;
+  let essence: string | null = null;
+  for (const piece of splitHeaderValue(joined)) {
+    const parsed = parseContentType(piece);
+    if (parsed.essence === null || parsed.essence === '*/*') continue;
+    if (parsed.essence !== essence) {
+      charset = parsed.charset;
+      essence = parsed.essence;
+      result = parsed;
+    } else result = parsed.charset === undefined && charset !== undefined ? { ...parsed, charset } : parsed;
+  }
+  return result ?? { raw: joined, essence: null, charset: undefined, boundary: undefined };
+}
+
+/**
  * What is done with a response body:
  * - `html`: the HTML rewriter (default encoding windows-1252, as browsers);
  * - `xhtml`, `svg`, `feed`, `sitemap`, `xml`, `manifest`, `js`: the rewriters of src/kinds (XHTML is parsed as

@@ -3,8 +3,8 @@
  * final URL as the retrieval base, content codings decoded, every wait and size bounded by a named limit
  * (`HttpLimits`), and network failures turned into one FetchError code each.
  */
-import { PassThrough, pipeline } from 'node:stream';
-import type { Readable, Transform } from 'node:stream';
+import { PassThrough, Readable, pipeline } from 'node:stream';
+import type { Transform } from 'node:stream';
 import type { Agent, Dispatcher } from 'undici';
 import type { Retrieval } from '../base/base.ts';
 import { AbsError, FetchError, LimitExceededError } from '../errors.ts';
@@ -12,12 +12,13 @@ import type { RedirectHop, Warning } from '../errors.ts';
 import { DEFAULT_HTTP_LIMITS, resolveHttpLimits } from '../limits.ts';
 import type { HttpLimits } from '../limits.ts';
 import { AddressRefusedError, createConnector } from './address-guard.ts';
+import { ConnectionResetError } from './connection-reset.ts';
 import { ACCEPT_ENCODING, createByteLimit, createDecoders, parseContentEncoding } from './content-decoding.ts';
-import { parseContentType } from './content-type.ts';
+import { extractContentType } from './content-type.ts';
 import type { ContentTypeInfo } from './content-type.ts';
 import { basicAuthorization, redactUrl, redactUserinfo, withoutCredentials } from './credentials.ts';
 import { escapeControls } from './printable.ts';
-import { headerValue } from './header-value.ts';
+import { headerList } from './header-value.ts';
 import { undici } from './undici.ts';
 import { decodeLocation, isFetchableScheme, isRedirectStatus, nextRedirectUrl, requestKey } from './redirect.ts';
 
@@ -28,11 +29,19 @@ export interface FetchAgentOptions {
   readonly refusePrivateAddresses?: boolean | undefined;
 }
 
+/**
+ * The largest response header block read, as Chromium's (net::HttpStreamParser kMaxHeaderBufSize, 256 KiB;
+ * past it ERR_RESPONSE_HEADERS_TOO_BIG). undici's default is Node's 16 KiB, which real pages with long
+ * `Set-Cookie`, `Content-Security-Policy` or `Link` fields pass.
+ */
+export const MAX_RESPONSE_HEADER_BYTES: number = 256 * 1024;
+
 /** One undici Agent for many retrievals: per-origin connection limit, connect timeout, address guard. */
 export function createFetchAgent(options: FetchAgentOptions = {}): Agent {
   const limits = resolveHttpLimits(options.httpLimits);
   return new (undici().Agent)({
     connections: limits.maxConnectionsPerOrigin,
+    maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
     connect: createConnector({ connectTimeoutMs: limits.connectTimeoutMs, refusePrivateAddresses: options.refusePrivateAddresses === true }),
   });
 }
@@ -115,6 +124,9 @@ export async function fetchDocument(url: string, options: FetchOptions = {}): Pr
       let location: string | undefined;
       try {
         location = singleLocation(response.headers['location'], current, chain);
+        // Chromium (HttpResponseHeaders::IsRedirect): an empty `Location` "doesn't count": the response is not a
+        // redirect but the final response (a 3xx without Location).
+        if (location !== undefined && /^[ \t]*$/.test(location)) location = undefined;
       } catch (err) {
         discard(response.body);
         throw err;
@@ -201,6 +213,18 @@ async function send(dispatcher: Dispatcher, url: URL, limits: HttpLimits, option
       },
     });
   } catch (err) {
+    // Before any response is handed over, a length mismatch is undici's name for llhttp refusing a header block
+    // that has a Content-Length: Content-Length values that differ (copies of one value are made one field,
+    // framing.ts; Chromium: ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH), or another malformed field. The same
+    // server answers the same way again: not a network fault.
+    if ((err as { code?: unknown } | null)?.code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+      const where = redactUrl(url);
+      throw new FetchError(`${where}: not a valid HTTP/1.1 response (header block refused: Content-Length values that differ, or a malformed field)`, 'ABS_ERR_HTTP_PROTOCOL', { url: where, chain }, { cause: err });
+    }
+    if (firstError(err) instanceof ConnectionResetError) {
+      const where = redactUrl(url);
+      throw new FetchError(`${where}: the connection was reset before the response headers came (ECONNRESET)`, 'ABS_ERR_HTTP_NETWORK', { url: where, chain }, { cause: err });
+    }
     if (invalidStatus !== null && !(err instanceof DeadlinePassed) && !(err instanceof HeadersTimeoutPassed)) {
       const where = redactUrl(url);
       throw new FetchError(`${where}: status ${String(invalidStatus).padStart(3, '0')} is not an HTTP status (100–999): not an HTTP response`, 'ABS_ERR_HTTP_PROTOCOL', { url: where, chain }, { cause: err });
@@ -241,15 +265,39 @@ export function singleLocation(value: string | string[] | undefined, url: URL, c
 
 function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl: string, chain: readonly RedirectHop[], limits: HttpLimits, onWarning: FetchOptions['onWarning']): FetchedDocument {
   let codings: string[];
+  let undecodable: AbsError | null = null;
   try {
-    codings = parseContentEncoding(headerValue(response.headers['content-encoding']));
+    codings = parseContentEncoding(headerList(response.headers['content-encoding']));
   } catch (err) {
     // undici's body reports an unread destroy as an AbortError: nobody is listening for it here.
     response.body.on('error', () => {});
     response.body.destroy();
-    throw err;
+    // A 4xx/5xx (or 1xx, 3xx) is reported by its status (a 503 is worth a retry; its coding does not change
+    // that): only a body that is read fails with the coding.
+    if (response.statusCode >= 200 && response.statusCode < 300) throw err;
+    codings = [];
+    undecodable = toFetchError(err, url, chain, limits);
   }
   const finalUrl = withoutCredentials(url);
+  if (undecodable !== null) {
+    const failed = undecodable;
+    return {
+      url: finalUrl,
+      requestedUrl,
+      chain,
+      retrieval: chain.length > 0 ? { url: finalUrl, redirects: chain.map((h) => h.url) } : { url: finalUrl },
+      status: response.statusCode,
+      statusText: response.statusText,
+      headers: response.headers,
+      contentType: extractContentType(response.headers['content-type']),
+      contentCodings: codings,
+      body: new Readable({
+        read() {
+          this.destroy(failed);
+        },
+      }),
+    };
+  }
   const stages: Transform[] = [createByteLimit('maxBodyBytes', limits.maxBodyBytes)];
   if (codings.length > 0) {
     const decoders = createDecoders(codings, {
@@ -277,7 +325,7 @@ function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl
     status: response.statusCode,
     statusText: response.statusText,
     headers: response.headers,
-    contentType: parseContentType(headerValue(response.headers['content-type'])),
+    contentType: extractContentType(response.headers['content-type']),
     contentCodings: codings,
     body,
   };
@@ -331,6 +379,17 @@ export function toFetchError(err: unknown, url: URL, chain: readonly RedirectHop
   }
   if (decodingErrors.has(e as object)) {
     return new FetchError(`${where}: cannot decode the body (${message})`, 'ABS_ERR_HTTP_CONTENT_ENCODING', details, { cause: err });
+  }
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return new FetchError(`${where}: not a valid HTTP/1.1 response (response headers larger than ${MAX_RESPONSE_HEADER_BYTES} bytes; browsers refuse them: ERR_RESPONSE_HEADERS_TOO_BIG)`, 'ABS_ERR_HTTP_PROTOCOL', details, { cause: err });
+  }
+  // Once the body is being read (a header-time mismatch is ABS_ERR_HTTP_PROTOCOL, in send), a mismatch is a
+  // connection closed before Content-Length bytes came.
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return new FetchError(`${where}: the connection closed before the body ended (fewer bytes than its Content-Length); the document is incomplete`, 'ABS_ERR_HTTP_NETWORK', details, { cause: err });
+  }
+  if (e instanceof ConnectionResetError) {
+    return new FetchError(`${where}: the connection was reset (ECONNRESET); the document is incomplete`, 'ABS_ERR_HTTP_NETWORK', details, { cause: err });
   }
   if (code === 'ERR_ASSERTION' || code.startsWith('HPE_') || e?.name === 'HTTPParserError' || (code === 'UND_ERR_SOCKET' && message === 'bad response')) {
     // undici's parser quotes the reason in parentheses; its assertions span lines and name its own code.

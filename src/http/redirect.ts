@@ -32,6 +32,19 @@ export function decodeLocation(value: string): string {
 }
 
 /**
+ * The `Location` value as the URL parser is to read it, as Chromium reads the header's bytes: valid UTF-8 as
+ * UTF-8; otherwise every byte above 0x7F percent-encoded as it is (`/p\xe9ge` → `/p%E9ge`, not `/p%C3%A9ge`).
+ * Nothing is trimmed but what the URL parser trims itself (C0 controls and spaces): a trailing U+3000 or U+00A0
+ * is part of the URL (`/page%E3%80%80`), as Chromium requests it.
+ */
+export function locationForParsing(value: string): string {
+  if (!/[\u0080-\u00ff]/.test(value)) return value;
+  const decoded = decodeLocation(value);
+  if (decoded !== value) return decoded;
+  return value.replace(/[\u0080-\u00ff]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
  * https://fetch.spec.whatwg.org/#concept-http-redirect-fetch steps 3–6 and 19:
  * 3. Let locationURL be actualResponse's location URL given request's current URL's fragment:
  *    parse the `Location` value relative to the response's URL; if it has no fragment, it takes the
@@ -43,7 +56,7 @@ export function decodeLocation(value: string): string {
  * Returns the next URL to request, or throws a FetchError (`ABS_ERR_HTTP_REDIRECT`).
  */
 export function nextRedirectUrl(current: URL, location: string, chain: readonly RedirectHop[], requested: ReadonlySet<string>): URL {
-  const value = decodeLocation(location).trim();
+  const value = locationForParsing(location);
   let next: URL;
   try {
     next = new URL(value, current);
