@@ -13,9 +13,9 @@
  *   coding is undone;
  * - `revisit` records are copied; a revisit of a 3xx gives its redirect edges.
  */
-import { parseContentType, rewriteKindFor } from '../http/content-type.ts';
+import { extractContentType, parseContentType, rewriteKindFor } from '../http/content-type.ts';
 import type { RewriteKind } from '../http/content-type.ts';
-import { headerText, headerValues, lastHeader, parseHttpHead } from './http-message.ts';
+import { headerText, headerValues, parseHttpHead } from './http-message.ts';
 import type { HttpHead } from './http-message.ts';
 import { field } from './record.ts';
 import type { WarcHeader } from './record.ts';
@@ -52,6 +52,22 @@ function kindOf(contentType: string | null): PayloadKind | null {
   return kind === 'none' ? null : kind;
 }
 
+/**
+ * A response's Content-Type as a browser replaying it extracts one (Fetch: every field line, split at commas
+ * outside quotes, the last valid type wins — `text/plain, text/html` is HTML), as a value `parseContentType`
+ * reads the same way: one plain field is itself; else the winning piece, with the charset an earlier piece of
+ * the same essence gave when it states none.
+ */
+export function responseContentType(head: HttpHead): string | null {
+  const values = headerValues(head, 'Content-Type');
+  if (values.length === 0) return null;
+  if (values.length === 1 && !values[0]!.includes(',')) return values[0]!;
+  const extracted = extractContentType(values);
+  if (extracted.essence === null) return values[values.length - 1]!;
+  const raw = extracted.raw!;
+  return extracted.charset !== undefined && parseContentType(raw).charset === undefined ? `${raw}; charset=${extracted.charset}` : raw;
+}
+
 const copy = (reason: string, status: number | null = null, contentType: string | null = null, redirects: readonly string[] = []): PayloadRoute => ({ rewrite: false, reason, status, contentType, redirects });
 
 export function routePayload(header: WarcHeader, block: Buffer): PayloadRoute {
@@ -60,8 +76,8 @@ export function routePayload(header: WarcHeader, block: Buffer): PayloadRoute {
   const isHttp = /^application\/http\b/i.test(recordType);
   if (type === 'revisit') {
     const head = isHttp ? parseHttpHead(block) : null;
-    if (head !== null && head.status >= 300 && head.status < 400) return copy('revisit of a redirect: copied', head.status, lastHeader(head, 'Content-Type') ?? null, headerValues(head, 'Location').map(headerText));
-    return copy('revisit: copied', head?.status ?? null, head === null ? null : (lastHeader(head, 'Content-Type') ?? null));
+    if (head !== null && head.status >= 300 && head.status < 400) return copy('revisit of a redirect: copied', head.status, responseContentType(head), headerValues(head, 'Location').map(headerText));
+    return copy('revisit: copied', head?.status ?? null, head === null ? null : responseContentType(head));
   }
   if (type !== 'response' && type !== 'resource') return copy(`${type ?? 'untyped'} record: copied`);
   if (field(header, 'WARC-Truncated') !== undefined) return copy(`WARC-Truncated: ${field(header, 'WARC-Truncated')}: copied`);
@@ -72,7 +88,7 @@ export function routePayload(header: WarcHeader, block: Buffer): PayloadRoute {
   if (type === 'response' && isHttp) {
     const head = parseHttpHead(block);
     if (head === null) return copy('the block does not start with an HTTP response head: copied');
-    const contentType = lastHeader(head, 'Content-Type') ?? null;
+    const contentType = responseContentType(head);
     const locations = headerValues(head, 'Location');
     if (head.status >= 300 && head.status < 400 && locations.length > 0) return copy(`HTTP ${head.status}: copied`, head.status, contentType, locations.map(headerText));
     if (head.status < 200) return copy(`HTTP ${head.status}: copied`, head.status, contentType);

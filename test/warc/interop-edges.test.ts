@@ -153,3 +153,24 @@ describe('a WARC header longer than maxWarcHeaderBytes (64 KiB) in a gzip member
     expect(run.warnings.map((w) => w.message)).toEqual([expect.stringContaining('the input ends inside a WARC header (70')]);
   });
 });
+
+describe('a response with more than one Content-Type, as a browser replaying it reads it (Fetch: extract a MIME type)', () => {
+  /** Rendered as HTML when served as text/html; no tag at its start, so it does not sniff as HTML. */
+  const TEXT = Buffer.from('Hello <a href="a/b.html">x</a>');
+  test.each([
+    ['two field lines, the last HTML', 'Content-Type: text/plain\nContent-Type: text/html\n'],
+    ['one line, a comma-separated list ending in HTML', 'Content-Type: text/plain, text/html\n'],
+    ['HTML first, then */* (ignored)', 'Content-Type: text/html\nContent-Type: */*\n'],
+  ])('%s: rewritten as HTML, though the body would not sniff as HTML', async (_name, fields) => {
+    const input = response(ORIGINAL_ID, 'http://example.com/p/', `HTTP/1.1 200 OK\n${fields}Content-Length: ${TEXT.length}\n`, TEXT);
+    const run = await runWarc([input]);
+    expect(run.summary.rewritten).toBe(1);
+    expect(inflateAll(run.output).includes('href="http://example.com/p/a/b.html"')).toBe(true);
+  });
+
+  test('the last valid type is text/plain: copied, not rewritten', async () => {
+    const input = response(ORIGINAL_ID, 'http://example.com/p/', `HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Type: text/plain\nContent-Length: ${TEXT.length}\n`, TEXT);
+    const run = await runWarc([input]);
+    expect(run.summary.rewritten).toBe(0);
+  });
+});
