@@ -13,6 +13,7 @@ import { AbsError } from '../errors.ts';
 import { rewriteWarcStream } from '../warc/rewriter.ts';
 import type { WarcOutputModel } from '../warc/rewriter.ts';
 import type { Resolver } from '../uri/types.ts';
+import { mimeTypeParser } from '../http/content-type.ts';
 import { limitWarcHeap } from './heap-growth.ts';
 import { commitOutputs, createAtomicFile } from './atomic-file.ts';
 import type { AtomicFile, LinkSink } from './atomic-file.ts';
@@ -96,6 +97,10 @@ export async function warcCommand(input: string, values: WarcCommandValues, reso
   // A crawl is a long run of independent records: bound how far V8 lets the heaps grow, and hold its optimizing
   // compiler back until the rewriting code's types have settled; with threads, once they have loaded
   // (heap-growth.ts). A crawl with nothing to rewrite starts no thread, and runs under V8's defaults.
+  // undici's MIME type parser (content-type.ts) is loaded here, before those flags: loaded after them, V8 rejected
+  // its three modules' cached code in each thread and compiled them from source, and Node wrote the cache anew,
+  // on every run (NODE_DEBUG_NATIVE=COMPILE_CACHE). The worker loads it before it says it has loaded.
+  mimeTypeParser();
   if (threads === 0) limitWarcHeap();
   const progressStarted = performance.now();
   /** Why the output is partial (a damaged input), or null. */

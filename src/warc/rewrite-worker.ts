@@ -18,6 +18,9 @@ if (cacheDir !== undefined && module.enableCompileCache !== undefined) {
   }
 }
 const { runRewriteJob } = await import('./record-job.ts');
+// undici's MIME type parser, which the first response would load (a module outside the bundle, content-type.ts):
+// loaded after the CLI's flags, its cached code was rejected and compiled from source on every run.
+(await import('../http/content-type.ts')).mimeTypeParser();
 // Loaded: V8 flags the CLI sets from now on no longer cost this thread the code caches of what it loaded (pool.ts).
 parentPort!.postMessage({ loaded: true });
 
