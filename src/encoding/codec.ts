@@ -59,6 +59,36 @@ export function segmentValid(bytes: Uint8Array, encoding: string): Array<{ end: 
   return runs;
 }
 
+/**
+ * Decodes valid bytes one decoder step per byte, with the offset of the byte sequence each UTF-16 unit comes
+ * from (the characters a sequence decodes to are emitted at its last byte). Null if the bytes are not valid.
+ */
+export function mapDecoded(bytes: Uint8Array, encoding: string): { text: string; rawAt: number[] } | null {
+  const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+  let text = '';
+  const rawAt: number[] = [];
+  let pending = 0;
+  try {
+    for (let i = 0; i < bytes.length; i++) {
+      const out = decoder.decode(bytes.subarray(i, i + 1), { stream: true });
+      if (out.length === 0) continue;
+      // Big5's four two-character sequences (88 62, 88 64, 88 A3, 88 A5: Ê̄ Ê̌ ê̄ ê̌) Chromium decodes as U+0093
+      // and a lone surrogate, and a URL holding one does not parse there: such a run stays undecodable, and its
+      // URL as it is.
+      if (out.length > 1 && out.codePointAt(0)! < 0x10000 && big5(encoding)) return null;
+      for (let k = 0; k < out.length; k++) rawAt.push(pending);
+      text += out;
+      pending = i + 1;
+    }
+    if (decoder.decode().length > 0) return null;
+  } catch {
+    return null;
+  }
+  return pending === bytes.length ? { text, rawAt } : null;
+}
+
+const big5 = (encoding: string): boolean => encoding.toLowerCase() === 'big5';
+
 // https://encoding.spec.whatwg.org/#legacy-multi-byte-chinese-(simplified)-encodings and the other multi-byte ones.
 const MULTI_BYTE = new Set(['gbk', 'gb18030', 'big5', 'euc-jp', 'iso-2022-jp', 'shift_jis', 'euc-kr']);
 const encoders = new Map<string, (s: string) => Uint8Array>();

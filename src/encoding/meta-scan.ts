@@ -8,7 +8,7 @@
  * for a `<meta>` the tree builder inserts "in head", which the 1024-byte prescan does not reach.
  * The tokenizer is parse5's (the standard's tokenizer states).
  */
-import { Tokenizer, TokenizerMode } from 'parse5';
+import { ErrorCodes, Tokenizer, TokenizerMode } from 'parse5';
 import type { Token, TokenHandler } from 'parse5';
 import { resolveLabel } from './sniff.ts';
 
@@ -39,25 +39,28 @@ export interface MetaScanResult {
 }
 
 /**
- * https://html.spec.whatwg.org/multipage/urls-and-fetching.html#algorithm-for-extracting-a-character-encoding-from-a-meta-element,
- * with Chromium's EncodingFromMetaAttributes: `charset`, else `content` with a charset when `http-equiv` is
- * content-type. The first of `charset` / `content` decides.
+ * Chromium's EncodingFromMetaAttributes (third_party/blink/renderer/core/html/parser/html_parser_idioms.cc), over
+ * every attribute of the tag in order, duplicates included (the meta charset parser reads the tokenizer's raw
+ * attribute list, not the element's): a `charset` attribute always sets the label (the last one wins, and one
+ * with no valid label means none); a `content` attribute counts only if no `charset` came before it, and the last
+ * such one wins; `http-equiv="content-type"` anywhere makes a `content` count. The label is stripped of HTML
+ * spaces and looked up.
  */
 function encodingOfMeta(attrs: readonly { readonly name: string; readonly value: string }[]): string | null {
   let pragma = false;
+  let hasCharset = false;
   let mode: 'none' | 'charset' | 'pragma' = 'none';
   let charset = '';
   for (const { name, value } of attrs) {
     if (name === 'http-equiv') {
       if (value.toLowerCase() === 'content-type') pragma = true;
-    } else if (charset === '') {
-      if (name === 'charset') {
-        charset = value;
-        mode = 'charset';
-      } else if (name === 'content') {
-        charset = extractCharset(value);
-        if (charset !== '') mode = 'pragma';
-      }
+    } else if (name === 'charset') {
+      hasCharset = true;
+      charset = value;
+      mode = 'charset';
+    } else if (!hasCharset && name === 'content') {
+      charset = extractCharset(value);
+      if (charset !== '') mode = 'pragma';
     }
   }
   if (!(mode === 'charset' || (mode === 'pragma' && pragma))) return null;
@@ -70,7 +73,11 @@ function encodingOfMeta(attrs: readonly { readonly name: string; readonly value:
   return name;
 }
 
-/** https://html.spec.whatwg.org/multipage/urls-and-fetching.html#algorithm-for-extracting-a-character-encoding-from-a-meta-element */
+/**
+ * https://html.spec.whatwg.org/multipage/urls-and-fetching.html#algorithm-for-extracting-a-character-encoding-from-a-meta-element
+ * as Chromium's ExtractCharset does it: every character up to U+0020 is whitespace, and an unquoted label also
+ * ends at a quote (`charset=shift_jis"` is Shift_JIS).
+ */
 export function extractCharset(content: string): string {
   const lower = content.toLowerCase();
   let at = 0;
@@ -78,26 +85,40 @@ export function extractCharset(content: string): string {
     const i = lower.indexOf('charset', at);
     if (i === -1) return '';
     let j = i + 7;
-    while (j < content.length && isSpace(content.charCodeAt(j))) j++;
+    while (j < content.length && content.charCodeAt(j) <= 0x20) j++;
     if (content[j] !== '=') {
       at = j;
       continue;
     }
     j++;
-    while (j < content.length && isSpace(content.charCodeAt(j))) j++;
+    while (j < content.length && content.charCodeAt(j) <= 0x20) j++;
     const q = content[j];
     if (q === '"' || q === "'") {
       const end = content.indexOf(q, j + 1);
       return end === -1 ? '' : content.slice(j + 1, end);
     }
     let end = j;
-    while (end < content.length && !isSpace(content.charCodeAt(end)) && content[end] !== ';') end++;
+    while (end < content.length) {
+      const c = content.charCodeAt(end);
+      if (c <= 0x20 || c === 0x22 || c === 0x27 || c === 0x3b) break;
+      end++;
+    }
     return content.slice(j, end);
   }
 }
 
-function isSpace(c: number): boolean {
-  return c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20;
+/**
+ * parse5's tokenizer, but a start tag keeps every attribute, duplicates too, in order (parse5 drops a duplicate,
+ * as the tree builder must; Chromium's meta charset parser reads them all: encodingOfMeta).
+ */
+class AllAttributesTokenizer extends Tokenizer {
+  protected override _err(code: ErrorCodes, cpOffset?: number): void {
+    if (code === ErrorCodes.duplicateAttribute) {
+      const token = this.currentToken;
+      if (token !== null && 'attrs' in token) token.attrs.push(this.currentAttr);
+    }
+    super._err(code, cpOffset);
+  }
 }
 
 /** Where a scan resumes: just past a token (or at 0), as parse5's tokenizer would stand there. */
@@ -123,7 +144,7 @@ export class TokenizerMetaScanner implements TokenHandler {
   private consumed: number;
 
   constructor(start: ScanStart = { base: 0, inHead: true, mode: TokenizerMode.DATA, lastStartTagName: '' }) {
-    this.tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, this);
+    this.tokenizer = new AllAttributesTokenizer({ sourceCodeLocationInfo: true }, this);
     this.tokenizer.state = start.mode;
     this.tokenizer.lastStartTagName = start.lastStartTagName;
     this.base = start.base;
@@ -225,7 +246,7 @@ function attributesOf(tag: string): Token.Attribute[] {
     },
   } as unknown as TokenHandler;
   // Not the last chunk: the tag is emitted at its ">", and nothing else (no EOF) is.
-  new Tokenizer({ sourceCodeLocationInfo: false }, handler).write(tag, false);
+  new AllAttributesTokenizer({ sourceCodeLocationInfo: false }, handler).write(tag, false);
   return attrs;
 }
 
@@ -565,11 +586,9 @@ export class MetaCharsetScanner {
       if (collect) {
         const attrName = buf.slice(nameStart, i);
         const lower = attrName.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-        // A duplicate attribute is dropped (the first one counts).
-        if (!attrs.some((a) => a.name === lower)) {
-          attr = { name: lower, value: '' };
-          attrs.push(attr);
-        }
+        // Every attribute, duplicates too, as Chromium's meta charset parser reads them (encodingOfMeta).
+        attr = { name: lower, value: '' };
+        attrs.push(attr);
       }
       // after attribute name
       while (i < n && (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d)) c = buf.charCodeAt(++i);

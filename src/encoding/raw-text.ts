@@ -31,6 +31,13 @@ export interface RawCodec {
    * cannot be mapped. When present, it is used instead of `decode` + `rawLength` for runs `decode` refuses.
    */
   mapRun?(raw: string): { readonly text: string; readonly rawAt: readonly number[]; readonly undecodable: readonly number[] } | null;
+  /**
+   * Decodes a raw run that `decode` accepts with the raw offset of each UTF-16 unit, from the decoder itself: for
+   * runs whose characters do not take the raw length `rawLength` gives (it encodes them back, and some valid byte
+   * sequences are not what the encoder writes for their characters: Shift_JIS F0 40 is U+E000, which Shift_JIS
+   * cannot encode; a GBK four-byte sequence; EUC-JP's JIS X 0212). Null if it cannot (codec.ts mapDecoded).
+   */
+  mapValid?(raw: string): { readonly text: string; readonly rawAt: readonly number[] } | null;
   /** True if every ASCII character takes one raw unit (an ASCII-safe encoding, or text): a fast path, same result. */
   readonly asciiIsOneUnit?: boolean;
 }
@@ -91,7 +98,7 @@ const NON_ASCII_ALL = /[^\x00-\x7f]/g;
  */
 export function appendDecodedRun(raw: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[], undecodable: number[]): string | null {
   const text = codec.decode(raw.slice(from, to));
-  if (text !== null) return appendMapped(text, from, to, codec, value, rawAt);
+  if (text !== null) return appendValid(raw, text, from, to, codec, value, rawAt);
   if (codec.mapRun !== undefined) {
     const mapped = codec.mapRun(raw.slice(from, to));
     if (mapped === null) return null;
@@ -106,7 +113,7 @@ export function appendDecodedRun(raw: string, from: number, to: number, codec: R
     if (run.valid) {
       const valid = codec.decode(raw.slice(at, end));
       if (valid === null) return null;
-      const next = appendMapped(valid, at, end, codec, value, rawAt);
+      const next = appendValid(raw, valid, at, end, codec, value, rawAt);
       if (next === null) return null;
       value = next;
     } else {
@@ -117,6 +124,18 @@ export function appendDecodedRun(raw: string, from: number, to: number, codec: R
     at = end;
   }
   return at === to ? value : null;
+}
+
+/** `appendMapped`, else (lengths that do not add up) the codec's `mapValid` of the run. */
+function appendValid(raw: string, text: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[]): string | null {
+  const mark = rawAt.length;
+  const next = appendMapped(text, from, to, codec, value, rawAt);
+  if (next !== null || codec.mapValid === undefined) return next;
+  rawAt.length = mark;
+  const mapped = codec.mapValid(raw.slice(from, to));
+  if (mapped === null) return null;
+  for (const r of mapped.rawAt) rawAt.push(from + r);
+  return value + mapped.text;
 }
 
 function appendMapped(text: string, from: number, to: number, codec: RawCodec, value: string, rawAt: number[]): string | null {
@@ -153,7 +172,8 @@ export function decodeRawText(raw: string, codec: RawCodec, bytes?: Uint8Array):
     // Text with undecodable bytes takes the general path below.
     if (text !== null) {
       const toRaw = asciiRunOffsets(text, raw.length, codec);
-      return toRaw === null ? null : { value: text, toRaw, undecodable: NONE };
+      // Lengths that do not add up take the general path too (its mapValid).
+      if (toRaw !== null) return { value: text, toRaw, undecodable: NONE };
     }
   }
   const rawAt: number[] = [];

@@ -106,8 +106,12 @@ const KATAKANA = 6; // a byte of the katakana state
 const ROMAN_SIGN = 2; // 0x5C (¥) or 0x7E (‾) of the JIS-Roman state
 const ESCAPE_BYTE = 3; // a byte of an escape sequence, not its last
 const ERROR_BYTE = 4; // a byte the decoder returns error for
-// The last byte of an escape sequence to each state: ESCAPE_TO + output state.
+// The last byte of an escape sequence to each state: ESCAPE_TO + output state, plus FROM_ROMAN if the state
+// before it was JIS-Roman (a run of markup that starts in JIS-Roman shows it only there).
 const ESCAPE_TO = 8;
+const FROM_ROMAN = 8;
+/** The output state an escape unit's kind switches to. */
+const escapeTarget = (kind: number): State => ((kind - ESCAPE_TO) % FROM_ROMAN) as State;
 
 const mask = (kind: number, byte: number): number => (kind << 8) | byte;
 
@@ -183,8 +187,10 @@ function jisCharacter(lead: number, trail: number): string {
  * Decodes masked ISO-2022-JP raw text as the decoder does, with the raw offset of each unit. An escape sequence
  * belongs to a character next to it, so that a splice over whole characters takes the escapes that switch to
  * and from them: one to JIS X 0208 or katakana to the character after it, one back to ASCII to the character
- * before it. Two escapes in a row are a decoder error (U+FFFD, undecodable). Null (not mapped) if an escape in
- * the run switches to JIS-Roman or the run does not end in the ASCII state: a splice must leave the state as it was.
+ * before it (one to JIS-Roman, as the encoder writes ¥ and ‾, too). Two escapes in a row are a decoder error
+ * (U+FFFD, undecodable). Null (not mapped) if the run has escapes and does not start and end in the ASCII state: a splice
+ * must leave the state as it was (a run in JIS-Roman that switches to JIS X 0208 and back to ASCII ends in
+ * another state than it started in; written back in JIS-Roman, the `\` and `~` after it would read as ¥ and ‾).
  */
 function mapIso2022JpRun(raw: string): { text: string; rawAt: number[]; undecodable: number[] } | null {
   let text = '';
@@ -213,8 +219,9 @@ function mapIso2022JpRun(raw: string): { text: string; rawAt: number[]; undecoda
     } else if (kind >= ESCAPE_TO) {
       const start = escapeStart === -1 ? i : escapeStart;
       escapeStart = -1;
-      const to = kind - ESCAPE_TO;
-      if (to === State.Roman) return null;
+      const to = escapeTarget(kind);
+      // The first escape of the run tells the state the run started in (the state before it).
+      if (endState === null && kind >= ESCAPE_TO + FROM_ROMAN) return null;
       endState = to;
       if (afterEscape) push('\uFFFD', start, true);
       if (to === State.Ascii && text.length > 0) opening = -1;
@@ -270,11 +277,12 @@ class Iso2022JpTranscoder implements Transcoder {
         else if (this.lead === 0x28 && b === 0x49) to = State.Katakana;
         else if (this.lead === 0x24 && (b === 0x40 || b === 0x42)) to = State.LeadByte;
         if (to === null) return this.badEscape(b);
+        const from = this.outputState;
         this.state = to;
         this.outputState = to;
         const units = this.held.map((h) => String.fromCharCode(mask(ESCAPE_BYTE, h))).join('');
         this.held = [];
-        return units + String.fromCharCode(mask(ESCAPE_TO + to, b));
+        return units + String.fromCharCode(mask(ESCAPE_TO + to + (from === State.Roman ? FROM_ROMAN : 0), b));
       }
       default:
         break;
@@ -341,7 +349,7 @@ class Iso2022JpTranscoder implements Transcoder {
       if (c < 0x100) out += raw[i];
       else {
         const kind = c >> 8;
-        if (kind >= ESCAPE_TO) this.written = (kind - ESCAPE_TO) as State;
+        if (kind >= ESCAPE_TO) this.written = escapeTarget(kind);
         out += String.fromCharCode(c & 0xff);
       }
       i++;

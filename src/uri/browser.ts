@@ -76,8 +76,37 @@ export function parseWhatwgUrl(input: string, base: string, encoding?: string): 
   const { parseURL, serializeURL } = whatwgUrl();
   const baseURL = parseURL(base);
   if (baseURL === null) return null;
-  const url = parseURL(input, { baseURL, encoding: (encoding ?? 'utf-8').trim().toLowerCase() });
-  return url === null ? null : serializeURL(url);
+  const name = (encoding ?? 'utf-8').trim().toLowerCase();
+  const url = parseURL(input, { baseURL, encoding: name }) as (ReturnType<typeof parseURL> & { query: string | null }) | null;
+  if (url === null) return null;
+  // The URL Standard (and whatwg-url) encode the query of a ws: or wss: URL in UTF-8; Chromium encodes it in the
+  // document's encoding, as for http(s) (`?é` against ws://h/ in a windows-1252 page is ?%E9): the query the
+  // input gave is encoded again, in the document's encoding. (Chromium does the same for non-special schemes,
+  // foo://h/; resolvers.test.ts holds the standard's UTF-8 there.)
+  if (url.query !== null && (url.scheme === 'ws' || url.scheme === 'wss')) {
+    const query = inputQuery(input);
+    if (query !== null && !isAscii(query)) url.query = percentEncodeAfterEncoding()(name, query, SPECIAL_QUERY_SET);
+  }
+  return serializeURL(url);
+}
+
+/** @exodus/bytes' percent-encode after encoding (whatwg-url's own), loaded with whatwg-url's first use. */
+function percentEncodeAfterEncoding(): (encoding: string, input: string, set: string) => string {
+  return (createRequire(import.meta.url)('@exodus/bytes/whatwg.js') as { percentEncodeAfterEncoding: (encoding: string, input: string, set: string) => string }).percentEncodeAfterEncoding;
+}
+
+// https://url.spec.whatwg.org/#special-query-percent-encode-set, beyond C0 controls.
+const SPECIAL_QUERY_SET = ' "#\'<>';
+
+/** The query of `input` as the URL parser reads it (after the first "?", up to "#"), or null if it has none. */
+function inputQuery(input: string): string | null {
+  // https://url.spec.whatwg.org/#concept-basic-url-parser steps 1-3: C0 controls and spaces trimmed, tab and
+  // newline removed.
+  const s = input.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '').replace(/[\t\n\r]/g, '');
+  const q = s.indexOf('?');
+  const hash = s.indexOf('#');
+  if (q === -1 || (hash !== -1 && hash < q)) return null;
+  return s.slice(q + 1, hash === -1 ? undefined : hash);
 }
 
 // https://url.spec.whatwg.org/#special-scheme
