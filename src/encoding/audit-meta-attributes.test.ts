@@ -8,37 +8,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { randomChunks, seededRandom } from '../../test/helpers/chunks.ts';
+import { META_ATTRIBUTE_CASES } from '../../test/helpers/encoding-audit-cases.ts';
 import { absolutizeHtml } from '../html/stream.ts';
 import { MetaCharsetScanner, TokenizerMetaScanner, extractCharset } from './meta-scan.ts';
 import type { MetaScanResult } from './meta-scan.ts';
 
-/** [meta, Chromium's document.characterSet] */
-const META_ATTRIBUTE_CASES: ReadonlyArray<readonly [string, string]> = [
-  // Duplicate charset attributes: the last one counts (the DOM keeps the first).
-  ['<meta charset="shift_jis" charset="euc-kr">', 'EUC-KR'],
-  ['<meta charset="euc-kr" charset="shift_jis">', 'Shift_JIS'],
-  ['<meta charset="shift_jis" CHARSET="euc-kr">', 'EUC-KR'],
-  ['<meta charset="shift_jis" charset="euc-kr" charset="gbk">', 'GBK'],
-  ['<meta charset="shift_jis" charset="bogus">', 'windows-1252'],
-  ['<meta charset="bogus" charset="shift_jis">', 'Shift_JIS'],
-  ['<meta charset="" charset="shift_jis">', 'Shift_JIS'],
-  ['<meta charset="shift_jis" charset="euc-kr" title="&amp;">', 'EUC-KR'],
-  ['<meta charset="euc-kr"\r charset="shift_jis">', 'Shift_JIS'],
-  // charset beats content wherever it stands; of several contents the last counts.
-  ['<meta charset="shift_jis" content="text/html; charset=euc-kr" http-equiv="content-type">', 'Shift_JIS'],
-  ['<meta content="text/html; charset=euc-kr" charset="shift_jis" http-equiv="content-type">', 'Shift_JIS'],
-  ['<meta content="text/html; charset=euc-kr" content="text/html; charset=shift_jis" http-equiv="content-type">', 'Shift_JIS'],
-  ['<meta content="text/html" content="text/html; charset=shift_jis" http-equiv="content-type">', 'Shift_JIS'],
-  ['<meta content="text/html; charset=euc-kr" content="text/html" http-equiv="content-type">', 'windows-1252'],
-  // Any http-equiv="content-type" makes content count.
-  ['<meta http-equiv="x" http-equiv="content-type" content="text/html; charset=shift_jis">', 'Shift_JIS'],
-  ['<meta http-equiv="content-type" http-equiv="x" content="text/html; charset=shift_jis">', 'Shift_JIS'],
-  // ExtractCharset: a quote ends an unquoted label; every control character is whitespace.
-  [`<meta http-equiv="content-type" content='text/html; charset=shift_jis"x'>`, 'Shift_JIS'],
-  [`<meta http-equiv="content-type" content="text/html; charset=shift_jis'">`, 'Shift_JIS'],
-  ['<meta http-equiv="content-type" content="text/html; charset=shift_jis\x0bx">', 'Shift_JIS'],
-  ['<meta http-equiv="content-type" content="text/html; charset\x0b=\x01shift_jis">', 'Shift_JIS'],
-];
 
 function scan(scanner: { write(raw: string, last: boolean): MetaScanResult | null }, chunks: readonly string[]): MetaScanResult {
   for (const chunk of chunks) {

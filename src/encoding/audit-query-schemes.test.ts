@@ -7,21 +7,11 @@
  * test/browser/audit-encoding-agreement.test.ts measures them again).
  */
 import { describe, expect, it } from 'vitest';
+import { QUERY_SCHEME_CASES } from '../../test/helpers/encoding-audit-cases.ts';
 import { absolutizeHtml } from '../html/stream.ts';
 import { browserResolver } from '../uri/index.ts';
 
-// [document encoding, base, reference, Chromium's a.href]
-const CASES: ReadonlyArray<readonly [string, string, string, string]> = [
-  ['windows-1252', 'ws://h/d/', '?q=é', 'ws://h/d/?q=%E9'],
-  ['windows-1252', 'wss://h/d/', 'x?q=€', 'wss://h/d/x?q=%80'],
-  ['windows-1252', 'ws://h/d/', "?q='é", 'ws://h/d/?q=%27%E9'],
-  ['windows-1252', 'ws://h/d/', '?q=‾', 'ws://h/d/?q=%26%238254%3B'],
-  ['shift_jis', 'ws://h/d/', '日本?q=日本', 'ws://h/d/%E6%97%A5%E6%9C%AC?q=%93%FA%96{'],
-  ['gbk', 'wss://h/d/', '?€', 'wss://h/d/?%80'],
-  ['euc-kr', 'ws://h/d/', '//x/y?日', 'ws://x/y?%EC%ED'],
-  ['iso-2022-jp', 'wss://h/d/', '?日#日', 'wss://h/d/?%1B$BF|%1B(B#%E6%97%A5'],
-  ['koi8-r', 'ws://h/d/', ' ?\tж ', 'ws://h/d/?%D6'],
-];
+const CASES = QUERY_SCHEME_CASES;
 
 describe('queries against ws: and wss: bases are in the document encoding, as Chromium writes them', () => {
   for (const [encoding, base, reference, chromium] of CASES) {

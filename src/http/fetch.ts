@@ -279,24 +279,27 @@ function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl
     undecodable = toFetchError(err, url, chain, limits);
   }
   const finalUrl = withoutCredentials(url);
+  const fetched = (body: Readable): FetchedDocument => ({
+    url: finalUrl,
+    requestedUrl,
+    chain,
+    retrieval: chain.length > 0 ? { url: finalUrl, redirects: chain.map((h) => h.url) } : { url: finalUrl },
+    status: response.statusCode,
+    statusText: response.statusText,
+    headers: response.headers,
+    contentType: extractContentType(response.headers['content-type']),
+    contentCodings: codings,
+    body,
+  });
   if (undecodable !== null) {
     const failed = undecodable;
-    return {
-      url: finalUrl,
-      requestedUrl,
-      chain,
-      retrieval: chain.length > 0 ? { url: finalUrl, redirects: chain.map((h) => h.url) } : { url: finalUrl },
-      status: response.statusCode,
-      statusText: response.statusText,
-      headers: response.headers,
-      contentType: extractContentType(response.headers['content-type']),
-      contentCodings: codings,
-      body: new Readable({
+    return fetched(
+      new Readable({
         read() {
           this.destroy(failed);
         },
       }),
-    };
+    );
   }
   const stages: Transform[] = [createByteLimit('maxBodyBytes', limits.maxBodyBytes)];
   if (codings.length > 0) {
@@ -317,18 +320,7 @@ function finalDocument(response: Dispatcher.ResponseData, url: URL, requestedUrl
   body.once('close', () => {
     if (!body.readableEnded) response.body.destroy();
   });
-  return {
-    url: finalUrl,
-    requestedUrl,
-    chain,
-    retrieval: chain.length > 0 ? { url: finalUrl, redirects: chain.map((h) => h.url) } : { url: finalUrl },
-    status: response.statusCode,
-    statusText: response.statusText,
-    headers: response.headers,
-    contentType: extractContentType(response.headers['content-type']),
-    contentCodings: codings,
-    body,
-  };
+  return fetched(body);
 }
 
 function closeWhenDone(body: Readable, agent: Agent): void {

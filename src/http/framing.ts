@@ -11,6 +11,8 @@
  * undici refuses them (ABS_ERR_HTTP_PROTOCOL). Body bytes pass as they came.
  */
 import type { Socket } from 'node:net';
+import { filterResponseStarts } from './interim-responses.ts';
+import type { ResponseStartStep } from './interim-responses.ts';
 
 /** Past this many bytes without the header block's end, the bytes are passed on as they are (undici's limit rules). */
 const MAX_HEAD_BYTES = 512 * 1024;
@@ -49,52 +51,40 @@ export function normalizeFramingHead(head: string): string {
 
 /** Writes the framing fields of each response `socket` receives as Chromium reads them (see above). */
 export function normalizeFraming(socket: Socket): Socket {
-  const push = socket.push.bind(socket);
-  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
-  let atResponseStart = true;
+  return filterResponseStarts(socket, normalizeResponseStart);
+}
+
+/** normalizeFraming's step over the bytes at a response's start: each whole header block normalized. */
+function normalizeResponseStart(bytes: Buffer): ResponseStartStep {
+  let buf = bytes;
+  const out: Buffer[] = [];
   let held: Buffer | null = null;
-  socket.write = ((...args: unknown[]) => {
-    atResponseStart = true;
-    return write(...args);
-  }) as Socket['write'];
-  socket.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
-    if (chunk === null) {
-      if (held !== null) push(held);
-      held = null;
-      return push(null);
-    }
-    if (!atResponseStart || !Buffer.isBuffer(chunk)) return push(chunk, encoding);
-    let buf = held === null ? chunk : Buffer.concat([held, chunk]);
-    held = null;
-    const out: Buffer[] = [];
-    for (;;) {
-      // What does not start as a status line is not held: undici's parser says what it is at once.
-      const start = buf.subarray(0, 5).toString('latin1');
-      if (!'HTTP/'.startsWith(start)) {
-        atResponseStart = false;
-        out.push(buf);
-        break;
-      }
-      const end = headEnd(buf);
-      if (end === -1) {
-        if (buf.length > MAX_HEAD_BYTES) {
-          atResponseStart = false;
-          out.push(buf);
-        } else if (buf.length > 0) held = buf;
-        break;
-      }
-      const head = buf.subarray(0, end).toString('latin1');
-      const normalized = normalizeFramingHead(head);
-      out.push(normalized === head ? buf.subarray(0, end) : Buffer.from(normalized, 'latin1'));
-      buf = buf.subarray(end);
-      // An interim response (103 Early Hints…) is followed by another header block; 101 switches protocols.
-      if (/^HTTP\/\d\.\d 1\d\d(?:[ \t\r\n]|$)/.test(head) && !/^HTTP\/\d\.\d 101/.test(head)) continue;
-      atResponseStart = false;
+  let done = false;
+  for (;;) {
+    // What does not start as a status line is not held: undici's parser says what it is at once.
+    const start = buf.subarray(0, 5).toString('latin1');
+    if (!'HTTP/'.startsWith(start)) {
+      done = true;
       out.push(buf);
       break;
     }
-    const bytes = out.length === 1 ? out[0]! : Buffer.concat(out);
-    return bytes.length === 0 ? true : push(bytes);
-  };
-  return socket;
+    const end = headEnd(buf);
+    if (end === -1) {
+      if (buf.length > MAX_HEAD_BYTES) {
+        done = true;
+        out.push(buf);
+      } else if (buf.length > 0) held = buf;
+      break;
+    }
+    const head = buf.subarray(0, end).toString('latin1');
+    const normalized = normalizeFramingHead(head);
+    out.push(normalized === head ? buf.subarray(0, end) : Buffer.from(normalized, 'latin1'));
+    buf = buf.subarray(end);
+    // An interim response (103 Early Hints…) is followed by another header block; 101 switches protocols.
+    if (/^HTTP\/\d\.\d 1\d\d(?:[ \t\r\n]|$)/.test(head) && !/^HTTP\/\d\.\d 101/.test(head)) continue;
+    done = true;
+    out.push(buf);
+    break;
+  }
+  return { out: out.length === 0 ? null : out.length === 1 ? out[0]! : Buffer.concat(out), held, done };
 }

@@ -42,8 +42,22 @@ export function skipContinue(bytes: Buffer): { rest: Buffer | null; held: Buffer
   }
 }
 
-/** Drops `100 Continue` responses from what `socket` receives (see above). */
-export function skipInterimContinue(socket: Socket): Socket {
+/**
+ * What a filter of the bytes at a response's start gives back: `out` passes on now (null: nothing yet), `held`
+ * waits for the next bytes, `done`: the response's head is behind, and what follows passes as it comes.
+ */
+export interface ResponseStartStep {
+  readonly out: Buffer | null;
+  readonly held: Buffer | null;
+  readonly done: boolean;
+}
+
+/**
+ * Runs `filter` over the bytes `socket` receives at the start of each response (see above: the first bytes after
+ * a request was written) until it says the head is behind; every other byte passes as it came, and bytes held at
+ * the end of the stream are passed on. Shared by the filters of this module and framing.ts.
+ */
+export function filterResponseStarts(socket: Socket, filter: (bytes: Buffer) => ResponseStartStep): Socket {
   const push = socket.push.bind(socket);
   const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
   let atResponseStart = true;
@@ -59,11 +73,18 @@ export function skipInterimContinue(socket: Socket): Socket {
       return push(null);
     }
     if (!atResponseStart || !Buffer.isBuffer(chunk)) return push(chunk, encoding);
-    const result = skipContinue(held === null ? chunk : Buffer.concat([held, chunk]));
-    held = result.held;
-    if (result.rest === null) return true;
-    atResponseStart = false;
-    return push(result.rest);
+    const step = filter(held === null ? chunk : Buffer.concat([held, chunk]));
+    held = step.held;
+    if (step.done) atResponseStart = false;
+    return step.out === null || step.out.length === 0 ? true : push(step.out);
   };
   return socket;
+}
+
+/** Drops `100 Continue` responses from what `socket` receives (see above). */
+export function skipInterimContinue(socket: Socket): Socket {
+  return filterResponseStarts(socket, (bytes) => {
+    const result = skipContinue(bytes);
+    return { out: result.rest, held: result.held, done: result.rest !== null };
+  });
 }

@@ -19,6 +19,7 @@ import { absolutizeHtml, createHtmlRewriter } from '../../src/html/stream.ts';
 import { browserResolver } from '../../src/uri/index.ts';
 import { useAgreementEnvironment } from '../helpers/agreement.ts';
 import { randomChunks, seededRandom } from '../helpers/chunks.ts';
+import { META_ATTRIBUTE_CASES, QUERY_SCHEME_CASES } from '../helpers/encoding-audit-cases.ts';
 
 const env = useAgreementEnvironment([]);
 let page: Page;
@@ -38,26 +39,7 @@ async function chromiumLinks(url: string): Promise<{ charset: string; hrefs: str
 }
 
 const META_CASES: ReadonlyArray<readonly [string, string]> = [
-  ['<meta charset="shift_jis" charset="euc-kr">', 'EUC-KR'],
-  ['<meta charset="euc-kr" charset="shift_jis">', 'Shift_JIS'],
-  ['<meta charset="shift_jis" CHARSET="euc-kr">', 'EUC-KR'],
-  ['<meta charset="shift_jis" charset="euc-kr" charset="gbk">', 'GBK'],
-  ['<meta charset="shift_jis" charset="bogus">', 'windows-1252'],
-  ['<meta charset="bogus" charset="shift_jis">', 'Shift_JIS'],
-  ['<meta charset="" charset="shift_jis">', 'Shift_JIS'],
-  ['<meta charset="shift_jis" charset="euc-kr" title="&amp;">', 'EUC-KR'],
-  ['<meta charset="euc-kr"\r charset="shift_jis">', 'Shift_JIS'],
-  ['<meta charset="shift_jis" content="text/html; charset=euc-kr" http-equiv="content-type">', 'Shift_JIS'],
-  ['<meta content="text/html; charset=euc-kr" charset="shift_jis" http-equiv="content-type">', 'Shift_JIS'],
-  ['<meta content="text/html; charset=euc-kr" content="text/html; charset=shift_jis" http-equiv="content-type">', 'Shift_JIS'],
-  ['<meta content="text/html" content="text/html; charset=shift_jis" http-equiv="content-type">', 'Shift_JIS'],
-  ['<meta content="text/html; charset=euc-kr" content="text/html" http-equiv="content-type">', 'windows-1252'],
-  ['<meta http-equiv="x" http-equiv="content-type" content="text/html; charset=shift_jis">', 'Shift_JIS'],
-  ['<meta http-equiv="content-type" http-equiv="x" content="text/html; charset=shift_jis">', 'Shift_JIS'],
-  [`<meta http-equiv="content-type" content='text/html; charset=shift_jis"x'>`, 'Shift_JIS'],
-  [`<meta http-equiv="content-type" content="text/html; charset=shift_jis'">`, 'Shift_JIS'],
-  ['<meta http-equiv="content-type" content="text/html; charset=shift_jis\x0bx">', 'Shift_JIS'],
-  ['<meta http-equiv="content-type" content="text/html; charset\x0b=\x01shift_jis">', 'Shift_JIS'],
+  ...META_ATTRIBUTE_CASES,
   // After the 1024 bytes of the standard's prescan, in the head.
   [`<head><title>t</title><!--${'x'.repeat(1100)}--><meta charset="shift_jis" charset="euc-kr">`, 'EUC-KR'],
 ];
@@ -82,17 +64,7 @@ const CHARS = [0xe9, 0x20ac, 0xa5, 0x203e, 0x2212, 0xff5e, 0x301c, 0x2016, 0x222
 // (Not foo://h/d/: Chromium encodes a non-special query in the document's encoding too; src/uri/resolvers.test.ts
 // holds the URL Standard's UTF-8 there. A known difference, in the report.)
 const QUERY_BASES = ['http://example.org/dir/', 'ws://h/d/', 'wss://h/d/', 'file:///d/', 'ftp://h/d/'];
-const QUERY_CASES: ReadonlyArray<readonly [string, string, string, string]> = [
-  ['windows-1252', 'ws://h/d/', '?q=é', 'ws://h/d/?q=%E9'],
-  ['windows-1252', 'wss://h/d/', 'x?q=€', 'wss://h/d/x?q=%80'],
-  ['windows-1252', 'ws://h/d/', "?q='é", 'ws://h/d/?q=%27%E9'],
-  ['windows-1252', 'ws://h/d/', '?q=‾', 'ws://h/d/?q=%26%238254%3B'],
-  ['shift_jis', 'ws://h/d/', '日本?q=日本', 'ws://h/d/%E6%97%A5%E6%9C%AC?q=%93%FA%96{'],
-  ['gbk', 'wss://h/d/', '?€', 'wss://h/d/?%80'],
-  ['euc-kr', 'ws://h/d/', '//x/y?日', 'ws://x/y?%EC%ED'],
-  ['iso-2022-jp', 'wss://h/d/', '?日#日', 'wss://h/d/?%1B$BF|%1B(B#%E6%97%A5'],
-  ['koi8-r', 'ws://h/d/', ' ?\tж ', 'ws://h/d/?%D6'],
-];
+const QUERY_CASES = QUERY_SCHEME_CASES;
 const ncr = (s: string): string => Array.from(s, (ch) => (ch.charCodeAt(0) < 0x80 ? ch : `&#${ch.codePointAt(0)};`)).join('');
 
 function asciiPage(encoding: string, base: string, refs: readonly string[]): { body: Buffer; contentType: string } {
