@@ -288,17 +288,11 @@ export function isSchemeRelative(reference: string, base: string | null): boolea
   return slashes < 2;
 }
 
-/**
- * A resolved same-document reference (ApplyOptions.sameDocument) as its fragment alone, else null. One that is the
- * document's URL itself, without a fragment (`<use href="http:">` or `href="page.html"` inside page.html), is the
- * empty reference: Blink takes it for a reference into the document (with no element to point at) and fetches
- * nothing, while an absolute URL would make the copy fetch the original page.
- */
+/** A resolved same-document reference (ApplyOptions.sameDocument) as its fragment alone, else null. */
 function sameDocumentForm(href: string, document: string | null | undefined, absolutizeFragments: boolean): string | null {
   if (document == null || absolutizeFragments) return null;
   const hash = href.indexOf('#');
-  if (hash === -1) return href === withoutFragment(document) ? '' : null;
-  return href.slice(0, hash) === withoutFragment(document) ? href.slice(hash) : null;
+  return hash !== -1 && href.slice(0, hash) === withoutFragment(document) ? href.slice(hash) : null;
 }
 
 /** "/", or "\\", which the URL parser takes for "/" in special URLs. */

@@ -178,8 +178,6 @@ type WorkItem =
       readonly tag: Token.Location;
       /** SVG `<style>`: the raw ranges of its child text (text and CDATA sections between its child nodes). */
       readonly segments?: ReadonlyArray<readonly [number, number]>;
-      /** No `<base href>` yet when the text ended: Chromium parsed it (stylesheet, import map) against the layers below. */
-      readonly beforeBase: boolean;
       readonly provisional?: boolean;
     };
 
@@ -271,15 +269,6 @@ export class HtmlRewriteCore implements DriverHandler {
   private limitCode: 'token-limit' | 'open-elements-limit' = 'token-limit';
   private ended = false;
   private seenBaseHref = false;
-  /**
-   * Between an HTML `<noscript>` start tag and the next `</noscript>`: read here as markup (scripting disabled, for
-   * the fallback links a reader without scripts sees), but text to a browser with scripting enabled, as Chromium
-   * runs by default (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead, "noscript", if the
-   * scripting flag is enabled: raw text) — so a `<base>` there is no base element. (In the head, the scripting
-   * disabled parse even pops the `<noscript>` for a `<base>`: only the tokens tell that it is inside.)
-   */
-  private noscriptText = false;
-
   /** The first `<base href>` in tree order so far, and the tables it is in (see onFirstBaseHref). */
   private baseCandidate: { token: Token.TagToken; tables: readonly unknown[] } | null = null;
   private embeddedBase: string | null = null;
@@ -427,18 +416,12 @@ export class HtmlRewriteCore implements DriverHandler {
         if (type === 'importmap' || type === 'speculationrules' || type === 'module') {
           this.openText = { element: 'script', syntax: type, start: loc.endOffset, tag: loc };
         }
-      } else if (tag === 'noscript') {
-        this.noscriptText = true;
       } else if (tag === 'base' && !this.driver.inTemplate() && token.attrs.some((a) => a.name === 'href')) {
         // https://html.spec.whatwg.org/multipage/urls-and-fetching.html#document-base-url: the first base element
         // with an href attribute, in tree order. (A <base> in the body is inserted too, so "first" is global.)
         // A later one comes first in tree order when it is foster parented before a table the candidate is in.
         const place = this.driver.lastBasePlacement();
-        if (this.noscriptText) {
-          // Scripting enabled (Chromium's default), <noscript> content is text: this is no base element. (Its href
-          // is still rewritten, against the layers below, for a reader without scripts.)
-          this.warn({ code: 'base-href-ignored', message: `<base href=${JSON.stringify(attributeNamed(token.attrs, 'href')?.value ?? '')}> inside <noscript> is not the document base (a browser with scripts reads <noscript> as text)`, line: token.location!.startLine, column: token.location!.startCol });
-        } else if (!this.seenBaseHref) {
+        if (!this.seenBaseHref) {
           this.seenBaseHref = true;
           firstBase = true;
           this.baseCandidate = { token, tables: place.tables };
@@ -483,13 +466,12 @@ export class HtmlRewriteCore implements DriverHandler {
     if (this.openText !== null && this.overTokenLimit(this.openText.start, token.location!.startOffset)) return;
     const tag = token.tagName;
     if (tag === this.textElement) this.textElement = null;
-    if (tag === 'noscript') this.noscriptText = false;
     const open = this.openText;
     // HTML <style> text (RAWTEXT) ends at its end tag; SVG <style> text when the element is popped.
     if (open !== null && open.syntax === 'css-with-references') this.svgStyleToken(token.location!.startOffset, token.location!.endOffset);
     else if (open !== null && tag === open.element) {
       this.openText = null;
-      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, tag: open.tag, beforeBase: !this.seenBaseHref });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: token.location!.startOffset, tag: open.tag });
     }
     if (!this.committed && !this.holdsBeyondHead() && ns === 'html' && (tag === 'head' || tag === 'body' || tag === 'html')) this.commit();
     if (!this.committed && this.baseCandidate !== null && this.baseCandidate.tables.every((t) => !this.driver.isOpen(t))) this.commit();
@@ -528,7 +510,7 @@ export class HtmlRewriteCore implements DriverHandler {
     if (open.segmentStart !== null && open.segmentStart !== undefined && start > open.segmentStart) open.segments!.push([open.segmentStart, start]);
     if (!this.driver.isOpen(open.node)) {
       this.openText = null;
-      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: start, tag: open.tag, segments: open.segments!, beforeBase: !this.seenBaseHref });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end: start, tag: open.tag, segments: open.segments! });
       return;
     }
     open.segmentStart = this.driver.currentElement() === open.node ? end : null;
@@ -544,10 +526,10 @@ export class HtmlRewriteCore implements DriverHandler {
     const end = this.written;
     if (open.syntax === 'css-with-references') {
       if (open.segmentStart !== null && open.segmentStart !== undefined && end > open.segmentStart) open.segments!.push([open.segmentStart, end]);
-      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, tag: open.tag, segments: open.segments!, beforeBase: !this.seenBaseHref });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, tag: open.tag, segments: open.segments! });
     } else if (open.syntax === 'css') {
       if (this.overTokenLimit(open.start, end)) return;
-      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, tag: open.tag, beforeBase: !this.seenBaseHref });
+      this.enqueue({ kind: 'text', element: open.element, syntax: open.syntax, start: open.start, end, tag: open.tag });
     }
     this.openText = null;
   }
@@ -834,15 +816,13 @@ export class HtmlRewriteCore implements DriverHandler {
       // Every base element's href is resolved against the fallback base, the layers below the embedded one
       // (https://html.spec.whatwg.org/multipage/semantics.html#set-the-frozen-base-url step 2).
       base = this.base.below?.url ?? null;
-    } else if (beforeBase && (spec.syntax === 'meta-refresh' || spec.syntax === 'style') && this.base?.source === 'embedded') {
-      // Chromium resolves a refresh URL when the <meta> is parsed, and the url()s of a style attribute when the
-      // attribute is parsed: a <base> after it does not apply. (An SVG presentation attribute, fill="url(…)", is
-      // parsed at the next style recalculation, in practice after the base: it takes the base as attributes do.)
+    } else if (spec.syntax === 'meta-refresh' && beforeBase && this.base?.source === 'embedded') {
+      // Chromium resolves a refresh URL when the <meta> is parsed: a <base> after it does not apply.
       base = this.base.below?.url ?? null;
     }
     const valueStart = this.bufStart + start;
     if (spec.syntax === 'srcdoc') {
-      this.planSrcdoc(decoded, valueStart, quote, at, beforeBase);
+      this.planSrcdoc(decoded, valueStart, quote, at);
       return;
     }
     const isCss = spec.syntax === 'style' || spec.syntax === 'css-presentation';
@@ -1024,15 +1004,6 @@ export class HtmlRewriteCore implements DriverHandler {
     return this.policy!.resolveAgainst(codebase, base) ?? base;
   }
 
-  /**
-   * How the references of a text element's text resolve: a stylesheet, import map or speculation rules that ended
-   * before the first `<base href>` was parsed by Chromium against the base of that moment, the layers below the
-   * embedded one (with exactBase; otherwise such a base comes too late for every reference anyway).
-   */
-  private textOptions(item: Extract<WorkItem, { kind: 'text' }>): ApplyOptions | undefined {
-    return item.beforeBase && this.base?.source === 'embedded' ? { base: this.base.below?.url ?? null } : undefined;
-  }
-
   /** planText's site, set to the text of `item`. */
   private textSiteOf(item: Extract<WorkItem, { kind: 'text' }>): TextSite {
     const site = (this.textSite ??= textSite());
@@ -1059,7 +1030,7 @@ export class HtmlRewriteCore implements DriverHandler {
     }
     for (const piece of pieces) {
       if (this.leftUndecodable(decoded, piece.start, piece.end, at)) continue;
-      const text = this.policy!.apply(piece.value, at, piece.documentUrl === true ? { base: this.options.retrieval?.url ?? null } : this.textOptions(item));
+      const text = this.policy!.apply(piece.value, at, piece.documentUrl === true ? { base: this.options.retrieval?.url ?? null } : undefined);
       if (text === null) continue;
       const serialized = piece.serialize(text);
       this.addEdit(
@@ -1113,7 +1084,7 @@ export class HtmlRewriteCore implements DriverHandler {
       if (part === undefined) continue;
       const local = { start: piece.start - part.offset, end: piece.end - part.offset };
       if (this.leftUndecodable(part.decoded, local.start, local.end, at)) continue;
-      const text = this.policy!.apply(piece.value, at, this.textOptions(item));
+      const text = this.policy!.apply(piece.value, at);
       if (text === null) continue;
       const serialized = piece.serialize(text);
       this.addEdit(
@@ -1129,7 +1100,7 @@ export class HtmlRewriteCore implements DriverHandler {
    * (https://html.spec.whatwg.org/multipage/urls-and-fetching.html#fallback-base-url step 1). It is rewritten
    * as a document of its own, and its edits are spliced into the attribute, escaped for it.
    */
-  private planSrcdoc(decoded: DecodedValue, valueStart: number, quote: '"' | "'" | '', at: { element: string; attribute: string; line: number; column: number }, beforeBase: boolean): void {
+  private planSrcdoc(decoded: DecodedValue, valueStart: number, quote: '"' | "'" | '', at: { element: string; attribute: string; line: number; column: number }): void {
     if (this.depth + 1 > this.limits.maxSrcdocDepth) {
       this.warn({ code: 'srcdoc-depth-limit', message: `iframe srcdoc nested deeper than ${this.limits.maxSrcdocDepth}: left as it is`, line: at.line, column: at.column });
       return;
@@ -1140,9 +1111,7 @@ export class HtmlRewriteCore implements DriverHandler {
         retrieval: null,
         fallback: null,
         headers: null,
-        // The srcdoc document is made when the iframe is inserted, with the base of that moment: an iframe before
-        // the first <base href> (exactBase) inherits the layers below it, as in Chromium.
-        encapsulating: beforeBase && this.base?.source === 'embedded' ? (this.base.below ?? null) : this.base,
+        encapsulating: this.base,
         // about:srcdoc documents are UTF-8.
         encoding: 'utf-8',
         onWarning: (w) => this.warn(w),
