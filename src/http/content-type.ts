@@ -93,11 +93,13 @@ export function extractContentType(value: string | readonly string[] | null | un
   for (const piece of splitHeaderValue(joined)) {
     const parsed = parseContentType(piece);
     if (parsed.essence === null || parsed.essence === '*/*') continue;
+    // Fetch steps 6.4–6.6: another essence drops the charset; a piece that states one sets it for those after it.
     if (parsed.essence !== essence) {
-      charset = parsed.charset;
+      charset = undefined;
       essence = parsed.essence;
-      result = parsed;
-    } else result = parsed.charset === undefined && charset !== undefined ? { ...parsed, charset } : parsed;
+    }
+    if (parsed.charset !== undefined) charset = parsed.charset;
+    result = parsed.charset === undefined && charset !== undefined ? { ...parsed, charset } : parsed;
   }
   return result ?? { raw: joined, essence: null, charset: undefined, boundary: undefined };
 }

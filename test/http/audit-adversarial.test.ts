@@ -114,6 +114,8 @@ describe('Content-Type as browsers extract it (Fetch: extract a MIME type)', () 
     expect(extractContentType('text/html;charset=gbk, */*, nonsense, text/html')).toMatchObject({ essence: 'text/html', charset: 'gbk' });
     expect(extractContentType('text/html;charset=gbk, text/plain')).toMatchObject({ essence: 'text/plain', charset: undefined });
     expect(extractContentType(['text/plain', 'text/html;charset="a,b"'])).toMatchObject({ essence: 'text/html', charset: 'a,b' });
+    // A later piece of the same essence that states a charset sets it for the pieces after it (Fetch step 6.5).
+    expect(extractContentType('text/html;charset=gbk, text/html;charset=shift_jis, text/html')).toMatchObject({ essence: 'text/html', charset: 'shift_jis' });
     expect(extractContentType('nonsense')).toEqual({ raw: 'nonsense', essence: null, charset: undefined, boundary: undefined });
   });
 });
