@@ -11,19 +11,11 @@
  * undici refuses them (ABS_ERR_HTTP_PROTOCOL). Body bytes pass as they came.
  */
 import type { Socket } from 'node:net';
-import { filterResponseStarts } from './interim-responses.ts';
+import { filterResponseStarts, headEnd } from './interim-responses.ts';
 import type { ResponseStartStep } from './interim-responses.ts';
 
 /** Past this many bytes without the header block's end, the bytes are passed on as they are (undici's limit rules). */
 const MAX_HEAD_BYTES = 512 * 1024;
-
-/** The end of the header block (after its empty line), or -1. */
-function headEnd(buf: Buffer): number {
-  const crlf = buf.indexOf('\r\n\r\n');
-  const lf = buf.indexOf('\n\n');
-  if (crlf !== -1 && (lf === -1 || crlf < lf)) return crlf + 4;
-  return lf !== -1 ? lf + 2 : -1;
-}
 
 /** A response header block (status line to empty line, latin1) with its framing fields made one; else as it was. */
 export function normalizeFramingHead(head: string): string {

@@ -25,6 +25,14 @@ function mayBecomeContinue(head: string): boolean {
   return true;
 }
 
+/** The end of a header block at the start of `buf` (after its empty line, CRLF or LF), or -1. */
+export function headEnd(buf: Buffer): number {
+  const crlf = buf.indexOf('\r\n\r\n');
+  const lf = buf.indexOf('\n\n');
+  if (crlf !== -1 && (lf === -1 || crlf < lf)) return crlf + 4;
+  return lf !== -1 ? lf + 2 : -1;
+}
+
 /** What to do with the bytes at the start of a response: `rest` passes on; `held` waits for more. */
 export function skipContinue(bytes: Buffer): { rest: Buffer | null; held: Buffer | null } {
   let buf = bytes;
@@ -33,9 +41,7 @@ export function skipContinue(bytes: Buffer): { rest: Buffer | null; held: Buffer
     // Too short to tell: hold it while it can still become a 100 status line.
     if (buf.length < 13 && mayBecomeContinue(head)) return { rest: null, held: buf };
     if (!CONTINUE_LINE.test(head)) return { rest: buf, held: null };
-    const crlf = buf.indexOf('\r\n\r\n');
-    const lf = buf.indexOf('\n\n');
-    const end = crlf !== -1 && (lf === -1 || crlf < lf) ? crlf + 4 : lf !== -1 ? lf + 2 : -1;
+    const end = headEnd(buf);
     if (end === -1) return buf.length > MAX_INTERIM_HEADER_BYTES ? { rest: buf, held: null } : { rest: null, held: buf };
     buf = buf.subarray(end);
     if (buf.length === 0) return { rest: null, held: null };
