@@ -30,12 +30,32 @@ afterAll(async () => {
   await page?.close();
 });
 
-async function chromiumLinks(url: string): Promise<{ charset: string; hrefs: string[] }> {
+interface ChromiumReading {
+  charset: string;
+  hrefs: string[];
+  /** The body's text content. */
+  text: string;
+}
+
+async function chromiumLinks(url: string): Promise<ChromiumReading> {
   await page.goto(url);
   return {
     charset: (await page.evaluate('document.characterSet')) as string,
     hrefs: (await page.evaluate('Array.from(document.links, (a) => a.href)')) as string[],
+    text: (await page.evaluate('document.body?.textContent ?? ""')) as string,
   };
+}
+
+/**
+ * The page `body` served at `path` of the first origin, and its rewrite (`rewrite` of the page's URL) served at
+ * `/elsewhere/x` + `path` of the second, each as Chromium reads it.
+ */
+async function originalAndMoved(path: string, body: Buffer, contentType: string, rewrite: (url: string) => Promise<Buffer>): Promise<{ original: ChromiumReading; moved: ChromiumReading }> {
+  const { a, b } = env.origins();
+  const url = `${a.origin}${path}`;
+  a.files.set(path, { body, contentType });
+  b.files.set(`/elsewhere/x${path}`, { body: await rewrite(url), contentType });
+  return { original: await chromiumLinks(url), moved: await chromiumLinks(`${b.origin}/elsewhere/x${path}`) };
 }
 
 const META_CASES: ReadonlyArray<readonly [string, string]> = [
@@ -90,20 +110,20 @@ describe('queries in the document encoding, against every kind of base: ours and
   });
 
   it('60 characters in 24 encodings against five bases, rewritten pages moved elsewhere', async () => {
-    const { a, b } = env.origins();
     const differences: string[] = [];
     for (const base of QUERY_BASES) {
       for (const encoding of ENCODINGS) {
         const refs = CHARS.map((c) => `?q=&#${c};&p=${c.toString(16)}`);
         const { body, contentType } = asciiPage(encoding, base, refs);
         const slug = `${encodeURIComponent(base).replace(/%/g, '_')}/${encoding}.html`;
-        a.files.set(`/q/${slug}`, { body, contentType });
-        const rewritten = await absolutizeHtml(body, { retrieval: { url: `${a.origin}/q/${slug}` }, charset: contentType.includes('charset') ? encoding : undefined });
-        b.files.set(`/elsewhere/q/${slug}`, { body: rewritten.output, contentType });
-        const original = await chromiumLinks(`${a.origin}/q/${slug}`);
-        const moved = await chromiumLinks(`${b.origin}/elsewhere/q/${slug}`);
+        let ours = '';
+        const { original, moved } = await originalAndMoved(`/q/${slug}`, body, contentType, async (url) => {
+          const rewritten = await absolutizeHtml(body, { retrieval: { url }, charset: contentType.includes('charset') ? encoding : undefined });
+          ours = rewritten.encoding;
+          return rewritten.output;
+        });
         expect(original.hrefs).toHaveLength(CHARS.length);
-        if (original.charset.toLowerCase() !== rewritten.encoding.toLowerCase()) differences.push(`${base} ${encoding}: Chromium ${original.charset}, ours ${rewritten.encoding}`);
+        if (original.charset.toLowerCase() !== ours.toLowerCase()) differences.push(`${base} ${encoding}: Chromium ${original.charset}, ours ${ours}`);
         for (let i = 0; i < CHARS.length; i++) {
           if (original.hrefs[i] !== moved.hrefs[i]) differences.push(`${base} ${encoding} U+${CHARS[i]!.toString(16)}: Chromium ${original.hrefs[i]}, ours ${moved.hrefs[i]}`);
         }
@@ -136,7 +156,6 @@ const SEED = Number(process.env['AUDIT_SEED'] ?? 20261203);
 
 describe(`random pages with raw non-ASCII references in 14 encodings (seed ${SEED})`, () => {
   it('resolve in Chromium as the originals do, bytes outside href values unchanged, any chunking the same', async () => {
-    const { a, b } = env.origins();
     const random = seededRandom(SEED);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
     const report: string[] = [];
@@ -178,22 +197,22 @@ describe(`random pages with raw non-ASCII references in 14 encodings (seed ${SEE
       const body = Buffer.concat(parts);
       const charset = encoding.startsWith('utf-16') ? encoding : undefined;
       const contentType = charset === undefined ? 'text/html' : `text/html; charset=${charset}`;
-      const url = `${a.origin}/raw/${encoding}/page.html`;
-      a.files.set(`/raw/${encoding}/page.html`, { body, contentType });
-      const whole = await absolutizeHtml(body, { retrieval: { url }, charset });
-      for (let k = 0; k < 4; k++) {
-        const rewriter = createHtmlRewriter({ retrieval: { url }, charset });
-        const out: Buffer[] = [];
-        rewriter.on('data', (d: Buffer) => out.push(d));
-        const ended = new Promise((resolve) => rewriter.on('end', resolve));
-        for (const chunk of randomChunks(body, random, 1 + Math.floor(random() * 64))) rewriter.write(chunk);
-        rewriter.end();
-        await ended;
-        if (!Buffer.concat(out).equals(whole.output)) report.push(`${encoding}: chunking ${k} gives other bytes`);
-      }
-      b.files.set(`/elsewhere/raw/x/${encoding}.html`, { body: whole.output, contentType });
-      const original = await chromiumLinks(url);
-      const moved = await chromiumLinks(`${b.origin}/elsewhere/raw/x/${encoding}.html`);
+      let whole: { output: Buffer; encoding: string } = { output: body, encoding: '' };
+      const { original, moved } = await originalAndMoved(`/raw/${encoding}/page.html`, body, contentType, async (url) => {
+        const r = await absolutizeHtml(body, { retrieval: { url }, charset });
+        for (let k = 0; k < 4; k++) {
+          const rewriter = createHtmlRewriter({ retrieval: { url }, charset });
+          const out: Buffer[] = [];
+          rewriter.on('data', (d: Buffer) => out.push(d));
+          const ended = new Promise((resolve) => rewriter.on('end', resolve));
+          for (const chunk of randomChunks(body, random, 1 + Math.floor(random() * 64))) rewriter.write(chunk);
+          rewriter.end();
+          await ended;
+          if (!Buffer.concat(out).equals(r.output)) report.push(`${encoding}: chunking ${k} gives other bytes`);
+        }
+        whole = r;
+        return r.output;
+      });
       if (original.charset.toLowerCase() !== whole.encoding.toLowerCase()) report.push(`${encoding}: Chromium ${original.charset}, ours ${whole.encoding}`);
       if (original.hrefs.length !== refs.length || moved.hrefs.length !== refs.length) report.push(`${encoding}: ${original.hrefs.length}/${moved.hrefs.length} links`);
       for (let i = 0; i < refs.length; i++) {
@@ -212,34 +231,24 @@ describe(`random pages with raw non-ASCII references in 14 encodings (seed ${SEE
 
 describe('ISO-2022-JP references next to the JIS-Roman state (src/encoding/audit-iso2022jp-roman.test.ts)', () => {
   it('¥/‾ in a reference is rewritten as Chromium resolves it; a value from JIS-Roman to ASCII leaves the text after it as it reads', async () => {
-    const { a, b } = env.origins();
     const bytes = (s: string): Buffer => Buffer.from(s.replaceAll('<ESC>', '\x1b'), 'latin1');
     const pages: Record<string, { body: Buffer; rewritten: boolean }> = {
       yen: { body: bytes('<meta charset="iso-2022-jp"><a href="a<ESC>(J\\<ESC>(Bb.html?q=<ESC>(J~<ESC>(B">x</a><p>~\\</p>'), rewritten: true },
       'roman-outer': { body: bytes('<meta charset="iso-2022-jp"><ESC>(J<a href="x/<ESC>$BF|<ESC>(B">x</a><p>~\\</p>'), rewritten: false },
       'roman-plain': { body: bytes('<meta charset="iso-2022-jp"><ESC>(J<a href="x/y?a~b">x</a><p>~\\</p>'), rewritten: true },
     };
-    const read = async (url: string): Promise<{ hrefs: string[]; text: string }> => {
-      await page.goto(url);
-      return { hrefs: (await page.evaluate('Array.from(document.links, (a) => a.href)')) as string[], text: (await page.evaluate('document.body.textContent')) as string };
-    };
     for (const [name, { body, rewritten }] of Object.entries(pages)) {
-      const url = `${a.origin}/jis/${name}.html`;
-      a.files.set(`/jis/${name}.html`, { body, contentType: 'text/html' });
-      const r = await absolutizeHtml(body, { retrieval: { url } });
-      b.files.set(`/elsewhere/jis/x/${name}.html`, { body: r.output, contentType: 'text/html' });
-      const original = await read(url);
-      const moved = await read(`${b.origin}/elsewhere/jis/x/${name}.html`);
+      let output = body;
+      const { original, moved } = await originalAndMoved(`/jis/${name}.html`, body, 'text/html', async (url) => (output = (await absolutizeHtml(body, { retrieval: { url } })).output));
       expect(moved.text, name).toBe(original.text);
       if (rewritten) expect(moved.hrefs, name).toEqual(original.hrefs);
-      else expect(r.output, name).toEqual(body);
+      else expect(output, name).toEqual(body);
     }
   });
 });
 
 describe('valid bytes that do not encode back the same (src/encoding/audit-valid-bytes.test.ts)', () => {
   it('Shift_JIS F0 40, GBK four-byte, EUC-JP JIS X 0212 in paths and queries: rewritten as Chromium resolves them', async () => {
-    const { a, b } = env.origins();
     const cases: Array<[string, number[]]> = [
       ['shift_jis', [0xf0, 0x40, 0x87, 0x40, 0xed, 0x40, 0xfa, 0x40, 0x5c, 0x7e, 0x81, 0x5f]],
       ['shift_jis', [0xf9, 0xfc, 0xee, 0xec]],
@@ -254,12 +263,7 @@ describe('valid bytes that do not encode back the same (src/encoding/audit-valid
         Buffer.from(`<meta charset="${charset}"><a href="`, 'latin1'), Buffer.from(ref), Buffer.from('/x?q=', 'latin1'), Buffer.from(ref),
         Buffer.from('#', 'latin1'), Buffer.from(ref), Buffer.from('">x</a><a href="?', 'latin1'), Buffer.from(ref), Buffer.from('">y</a>', 'latin1'),
       ]);
-      const url = `${a.origin}/valid/${i}.html`;
-      a.files.set(`/valid/${i}.html`, { body, contentType: 'text/html' });
-      const r = await absolutizeHtml(body, { retrieval: { url } });
-      b.files.set(`/elsewhere/valid/x/${i}.html`, { body: r.output, contentType: 'text/html' });
-      const original = await chromiumLinks(url);
-      const moved = await chromiumLinks(`${b.origin}/elsewhere/valid/x/${i}.html`);
+      const { original, moved } = await originalAndMoved(`/valid/${i}.html`, body, 'text/html', async (url) => (await absolutizeHtml(body, { retrieval: { url } })).output);
       if (JSON.stringify(original.hrefs) !== JSON.stringify(moved.hrefs)) differences.push(`${charset} ${Buffer.from(ref).toString('hex')}: Chromium ${original.hrefs.join(' ')}, ours ${moved.hrefs.join(' ')}`);
     }
     expect(differences).toEqual([]);

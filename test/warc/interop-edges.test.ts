@@ -81,12 +81,17 @@ describe('the header fields we write are UTF-8 (WARC 1.1 §4)', () => {
     expect(text).toContain(`\r\nWARC-Filename: ${filename}\r\n`);
   });
 
-  test('a gap record quoting an ARC line with a byte that is not UTF-8 (0xE9)', async () => {
+  /** pywb's example.arc with `line` (latin1) before its first record's header line, rewritten: one gap. */
+  async function withGarbageLine(line: string): Promise<Awaited<ReturnType<typeof runWarc>>> {
     const arc = readCorpus('pywb/example.arc');
     const at = arc.indexOf('\nhttp://') + 1;
-    const input = Buffer.concat([arc.subarray(0, at), Buffer.from('caf\xe9 garbage line\n', 'latin1'), arc.subarray(at)]);
-    const run = await runWarc([input]);
+    const run = await runWarc([Buffer.concat([arc.subarray(0, at), Buffer.from(line, 'latin1'), arc.subarray(at)])]);
     expect(run.summary.gaps).toBe(1);
+    return run;
+  }
+
+  test('a gap record quoting an ARC line with a byte that is not UTF-8 (0xE9)', async () => {
+    const run = await withGarbageLine('caf\xe9 garbage line\n');
     const headers = warcHeaders(inflateAll(run.output));
     for (const header of headers) expect(() => strictUtf8.decode(header)).not.toThrow();
     const gap = headers.map((h) => h.toString('latin1')).find((h) => h.includes('X-Absolutize-Unparsed'))!;
@@ -94,12 +99,8 @@ describe('the header fields we write are UTF-8 (WARC 1.1 §4)', () => {
   });
 
   test('a backslash in the quoted line reads back apart from an escaped byte (the line is quoted as JSON first)', async () => {
-    const arc = readCorpus('pywb/example.arc');
-    const at = arc.indexOf('\nhttp://') + 1;
     // The input line holds the four characters \xe9 and a real 0xE9: read back, they must differ.
-    const input = Buffer.concat([arc.subarray(0, at), Buffer.from('a\\xe9 b\xe9 garbage line\n', 'latin1'), arc.subarray(at)]);
-    const run = await runWarc([input]);
-    expect(run.summary.gaps).toBe(1);
+    const run = await withGarbageLine('a\\xe9 b\xe9 garbage line\n');
     const gap = warcHeaders(inflateAll(run.output)).map((h) => h.toString('latin1')).find((h) => h.includes('X-Absolutize-Unparsed'))!;
     const field = /X-Absolutize-Unparsed: not an ARC header line: ([^\r]*)/.exec(gap)![1]!;
     // Escapes read left to right: "\\" a backslash (JSON's), "\xNN" a byte outside printable ASCII (ours).
